@@ -1,0 +1,191 @@
+"""Split Python source into independently parseable blocks.
+
+A block is a top-level statement (with its decorators and its ``else``/``except``
+clauses), or, inside a top-level class, one class member. Each block is parsed on
+its own and cached by its text, so an edit re-parses only the block it touches.
+
+The splitter is a small scanner that tracks strings, comments and brackets; it
+never fails. Where the text is broken (an unclosed bracket or triple-quoted
+string) it recovers at the next line that can only start a statement, so one
+half-typed block does not swallow the rest of the file.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SIGNIFICANT = re.compile(
+    r"""(?P<q>'''|\"\"\"|'|")|(?P<c>\#)|(?P<o>[(\[{])|(?P<x>[)\]}])|(?P<bs>\\(?:\r\n|\r|\n))|(?P<nl>\r\n|\r|\n)"""
+)
+_STRING_END = {
+    "'": re.compile(r"(?:[^'\\\r\n]|\\(?:\r\n|[\s\S]))*'"),
+    '"': re.compile(r'(?:[^"\\\r\n]|\\(?:\r\n|[\s\S]))*"'),
+    "'''": re.compile(r"(?:[^'\\]|\\[\s\S]|'(?!''))*'''"),
+    '"""': re.compile(r'(?:[^"\\]|\\[\s\S]|"(?!""))*"""'),
+}
+# A line at column 0 starting like this cannot be inside an expression: recover there.
+_HARD_START = re.compile(r"(?:async[ \t]+def|def|class|import)\b|from[ \t]+\S+[ \t]+import\b|@")
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+_DECORATOR = re.compile(r"@")
+
+
+@dataclass(frozen=True)
+class Block:
+    start_line: int  # 1-based line of the block's first line in the module
+    end_line: int  # 1-based, inclusive
+    text: str  # the block's own lines, indentation kept
+    kind: str  # "module" (a top-level statement) or "member" (a member of class ``owner``)
+    owner: str = ""  # the class name, for members
+    broken: bool = False  # the scanner had to recover inside this block
+
+    @property
+    def wrapper(self) -> str:
+        """Text put before ``text`` so that it parses alone (members keep their indentation)."""
+        return "class _:\n" if self.kind == "member" else ""
+
+
+def line_starts(text: str) -> list[int]:
+    """Character offset of the start of every line (LSP line breaks: \\n, \\r\\n, \\r)."""
+    starts = [0]
+    starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+    return starts
+
+
+def _logical_lines(text: str, starts: list[int]) -> tuple[list[int], set[int]]:
+    """0-based indices of the physical lines that begin a logical line, and the indices
+    of lines at which the scanner recovered from a broken construct."""
+    logical = [0]
+    recovered: set[int] = set()
+    n = len(text)
+    pos = 0
+    depth = 0
+    line = 0
+    # Map a character offset to its line index lazily: offsets only grow.
+    nlines = len(starts)
+
+    def line_of(offset: int) -> int:
+        nonlocal line
+        while line + 1 < nlines and starts[line + 1] <= offset:
+            line += 1
+        return line
+
+    while pos < n:
+        m = _SIGNIFICANT.search(text, pos)
+        if m is None:
+            break
+        kind = m.lastgroup
+        if kind == "nl":
+            pos = m.end()
+            nxt = line_of(pos)
+            if depth == 0:
+                logical.append(nxt)
+            elif pos < n and text[pos] not in " \t\r\n#" and _HARD_START.match(text, pos):
+                depth = 0  # an unclosed bracket: recover at a line that must start a statement
+                logical.append(nxt)
+                recovered.add(nxt)
+        elif kind == "bs":
+            pos = m.end()
+        elif kind == "c":
+            eol = _LINE_BREAK.search(text, m.end())
+            pos = eol.start() if eol else n
+        elif kind == "o":
+            depth += 1
+            pos = m.end()
+        elif kind == "x":
+            depth = depth - 1 if depth > 0 else 0
+            pos = m.end()
+        else:  # a string
+            quote = m.group("q")
+            end = _STRING_END[quote].match(text, m.end())
+            if end is not None:
+                pos = end.end()
+            else:
+                # Unterminated: a single-quoted string ends at the line end; a triple-quoted
+                # one is taken to end there too, so the rest of the file still splits.
+                eol = _LINE_BREAK.search(text, m.end())
+                pos = eol.start() if eol else n
+                if len(quote) == 3:
+                    recovered.add(line_of(m.start()))
+    return logical, recovered
+
+
+def _is_code(line_text: str) -> bool:
+    s = line_text.lstrip(" \t\f")
+    return bool(s) and not s.startswith("#") and s not in ("\n", "\r\n", "\r")
+
+
+def _indent(line_text: str) -> int:
+    return len(line_text) - len(line_text.lstrip(" \t\f"))
+
+
+def split_blocks(text: str) -> list[Block]:
+    starts = line_starts(text)
+    lines = [text[starts[i]:starts[i + 1]] if i + 1 < len(starts) else text[starts[i]:] for i in range(len(starts))]
+    logical, recovered = _logical_lines(text, starts)
+
+    # Group top-level logical lines into statements.
+    top: list[int] = []  # first physical line (0-based) of each top-level statement
+    prev_decorator = False
+    for li in logical:
+        lt = lines[li]
+        if not _is_code(lt) or _indent(lt) != 0:
+            continue
+        if top and (prev_decorator or _CLAUSE.match(lt)):
+            prev_decorator = bool(_DECORATOR.match(lt))
+            continue
+        top.append(li)
+        prev_decorator = bool(_DECORATOR.match(lt))
+    if not top:
+        return [Block(1, len(lines), text, "module")] if text else []
+    blocks: list[Block] = []
+    if top[0] > 0:  # leading comments and blank lines
+        blocks.append(Block(1, top[0], "".join(lines[: top[0]]), "module"))
+    logical_set = logical
+    for i, first in enumerate(top):
+        last = (top[i + 1] if i + 1 < len(top) else len(lines)) - 1
+        broken = any(first <= r <= last for r in recovered)
+        blocks.extend(_split_statement(lines, first, last, logical_set, broken))
+    return blocks
+
+
+def _split_statement(lines: list[str], first: int, last: int, logical: list[int], broken: bool) -> list[Block]:
+    whole = Block(first + 1, last + 1, "".join(lines[first:last + 1]), "module", broken=broken)
+    # Find the class header (after decorators) and split its body into members.
+    body_logical = [li for li in _between(logical, first, last) if _is_code(lines[li])]
+    header = next((li for li in body_logical if _indent(lines[li]) == 0 and not lines[li].startswith("@")), None)
+    if header is None or broken:
+        return [whole]
+    m = re.match(r"class\s+([A-Za-z_][A-Za-z_0-9]*)", lines[header])
+    if not m:
+        return [whole]
+    members = [li for li in body_logical if li > header]
+    if not members:
+        return [whole]
+    indent = _indent(lines[members[0]])
+    if indent == 0:
+        return [whole]
+    starts: list[int] = []
+    prev_decorator = False
+    for li in members:
+        if _indent(lines[li]) != indent:
+            continue
+        stripped = lines[li].lstrip(" \t\f")
+        if starts and (prev_decorator or _CLAUSE.match(stripped)):
+            prev_decorator = stripped.startswith("@")
+            continue
+        starts.append(li)
+        prev_decorator = stripped.startswith("@")
+    out = [Block(first + 1, starts[0], "".join(lines[first:starts[0]]) + " " * indent + "pass\n", "module", m.group(1))]
+    for i, s in enumerate(starts):
+        e = (starts[i + 1] if i + 1 < len(starts) else last + 1) - 1
+        out.append(Block(s + 1, e + 1, "".join(lines[s:e + 1]), "member", m.group(1)))
+    return out
+
+
+def _between(sorted_lines: list[int], lo: int, hi: int) -> list[int]:
+    import bisect
+
+    i = bisect.bisect_left(sorted_lines, lo)
+    j = bisect.bisect_right(sorted_lines, hi)
+    return sorted_lines[i:j]

@@ -1,0 +1,91 @@
+"""Execution contexts: in which mode a launch runs its kernel, and the evidence.
+
+What JAX does (measured under jax 0.12, see docs/contexts.md):
+
+* ``interpret=`` and an active ``force_*_interpret_mode`` / ``set_*_interpret_mode`` are
+  read when ``pl.pallas_call``, ``pl.kernel`` and ``pl.core_map`` *build* the launch,
+  and when a ``plgpu.kernel`` is *called*.
+* A forced mode wins over an explicit ``interpret=``.
+* Without interpret, ``plgpu.kernel`` and kernels on a ``plgpu.Mesh`` or with
+  ``plgpu.CompilerParams`` are compiled by Mosaic GPU.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+from .module import Span
+
+
+class Mode(str, enum.Enum):
+    INTERPRET = "interpret"  # interpret=True: the generic (HLO) interpreter
+    TPU_INTERPRET = "tpu-interpret"  # pltpu.InterpretParams / force_tpu_interpret_mode
+    GPU_INTERPRET = "gpu-interpret"  # plgpu.InterpretGPUParams / force_gpu_interpret_mode
+    MOSAIC_GPU = "mosaic-gpu"  # compiled by Mosaic GPU
+    TRITON = "triton"
+    TPU = "tpu"  # compiled by Mosaic TPU
+    COMPILED = "compiled"  # compiled, backend not known
+    UNKNOWN = "unknown"
+
+    @property
+    def is_interpret(self) -> bool:
+        return self in (Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.GPU_INTERPRET)
+
+    @property
+    def words(self) -> str:
+        return MODE_WORDS[self]
+
+
+MODE_WORDS = {
+    Mode.INTERPRET: "interpret mode (interpret=True, the generic interpreter)",
+    Mode.TPU_INTERPRET: "TPU interpret mode",
+    Mode.GPU_INTERPRET: "GPU interpret mode",
+    Mode.MOSAIC_GPU: "a compiled Mosaic GPU kernel",
+    Mode.TRITON: "a compiled Triton kernel",
+    Mode.TPU: "a compiled Mosaic TPU kernel",
+    Mode.COMPILED: "a compiled kernel (backend decided at run time)",
+    Mode.UNKNOWN: "a mode the analysis cannot determine (a run-time value)",
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    span: Span
+    note: str  # e.g. "interpret=True", "with plgpu.force_gpu_interpret_mode()", "called from main"
+    path: str | None = None  # another module, for cross-module evidence
+
+
+@dataclass(frozen=True)
+class Context:
+    mode: Mode
+    evidence: tuple[Evidence, ...] = ()  # first: the line that decides the mode
+    certain: bool = True  # False: "interpret on CPU hosts" (jax.default_backend() == "cpu")
+    inline_mgpu: str | None = "error"  # GPU interpret params' inline_mgpu ("error", "ignore"; None: unknown)
+    forced: bool = False  # set by a force_/set_ interpret-mode call
+    cuda_lowering: bool = False  # compiled for CUDA by an explicit lower()/export
+    caller: str = ""  # "`test_mha` (tests/test_attention.py:40)" when a caller decides the mode
+
+    @property
+    def mode_line(self) -> int | None:
+        return self.evidence[0].span.line if self.evidence else None
+
+    @property
+    def decided_by(self) -> str:
+        return self.evidence[0].note if self.evidence else ""
+
+    def with_evidence(self, *ev: Evidence, caller: str | None = None) -> "Context":
+        return replace(self, evidence=tuple(ev) + self.evidence, caller=self.caller if caller is None else caller)
+
+
+@dataclass(eq=False)
+class ContextSet:
+    """All the contexts one launch can run in, each with its evidence."""
+
+    contexts: list[Context] = field(default_factory=list)
+
+    def add(self, c: Context) -> None:
+        for old in self.contexts:
+            if old.mode == c.mode and old.inline_mgpu == c.inline_mgpu and old.mode_line == c.mode_line \
+                    and old.certain == c.certain:
+                return
+        self.contexts.append(c)

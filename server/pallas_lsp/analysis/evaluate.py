@@ -1,0 +1,557 @@
+"""A small abstract interpreter over the module's facts.
+
+It answers the questions the rules ask of an expression — which JAX API is this,
+which local function, which literal — without running anything. Names resolve
+through the module's own bindings (imports, assignments, defs with their
+decorators applied, parameters), so aliases and rebinding work the way Python
+would see them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import libcst as cst
+
+from . import api
+from .module import ModuleIndex
+from .scopes import Binding, CallSite, DecoratorSite, Scope, dotted_name
+
+Order = tuple[int, int] | None  # (block offset, seq): "as of this point"; None: the final binding
+
+
+class Value:
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    value: object
+
+
+@dataclass(frozen=True)
+class Ext(Value):
+    """An external (imported) name, canonicalised: ``jax.experimental.pallas.pallas_call``."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class FuncVal(Value):
+    scope: Scope  # a def or lambda of this module
+
+
+@dataclass(eq=False)
+class ClassVal(Value):
+    name: str
+
+
+@dataclass(eq=False)
+class ParamVal(Value):
+    scope: Scope
+    name: str
+
+
+@dataclass(eq=False)
+class TupleVal(Value):
+    items: tuple[tuple[cst.BaseExpression, Scope, Order], ...]
+
+
+@dataclass(eq=False)
+class CallVal(Value):
+    """The result of calling ``func`` at ``site`` (an API call, a factory call...)."""
+
+    func: Value
+    site: CallSite
+    order: Order = None
+
+
+@dataclass(eq=False)
+class PartialVal(Value):
+    """``functools.partial(func, *args, **kwargs)``."""
+
+    func: Value
+    site: CallSite
+
+
+@dataclass(eq=False)
+class Decorated(Value):
+    """A def with a decorator applied: ``inner`` is the value below ``decorator``."""
+
+    inner: Value
+    decorator: Value
+    site: DecoratorSite
+
+
+@dataclass(eq=False)
+class Unknown(Value):
+    reason: str = ""
+
+
+UNKNOWN = Unknown()
+_NO = object()
+_BUILTIN_CONSTS = {"True": True, "False": False, "None": None}
+_MAX_DEPTH = 40
+
+
+@dataclass(eq=False)
+class ArgBinding:
+    """Where a parameter's value comes from at one call."""
+
+    node: cst.BaseExpression | None
+    scope: Scope | None
+    order: Order
+    traced: bool = False  # passed through jax.jit and not static
+    default: bool = False  # not passed: the parameter's default
+
+
+@dataclass(eq=False)
+class Invocation:
+    """A place where a local function is called."""
+
+    site: CallSite
+    target: Scope
+    how: str  # "direct" | "jit" | "partial" | "run_state" | "passed"
+    prefix: list[tuple[cst.Arg, Scope, Order]] = field(default_factory=list)  # partial-bound args
+    static: tuple[set[int], set[str]] | None = None  # jit static_argnums / static_argnames
+
+
+class Evaluator:
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.scope_of_node: dict[int, Scope] = {}
+        for s in index.all_scopes():
+            if s.node is not None and s.kind != "module":
+                self.scope_of_node[id(s.node)] = s
+        self._def_values: dict[int, Value] = {}
+        self._calls_by_name: dict[str, list[CallSite]] | None = None
+        self._callers: dict[int, list[Invocation]] = {}
+        self._depth = 0
+
+    # --- ordering -------------------------------------------------------------------
+    def order_of(self, item: CallSite | DecoratorSite | Binding) -> Order:
+        scope = item.scope
+        return (self.index.offset_of(scope), item.seq) if scope is not None else None
+
+    def _before(self, b: Binding, order: Order) -> bool:
+        if order is None or b.scope is None:
+            return True
+        return (self.index.offset_of(b.scope), b.seq) < order
+
+    # --- name lookup ------------------------------------------------------------------
+    def lookup(self, name: str, scope: Scope, order: Order = None) -> Binding | None:
+        s: Scope | None = scope
+        first = True
+        while s is not None:
+            if s.kind == "module":
+                bs = self.index.scope.bindings.get(name)
+                return self._pick(bs, order if first else None) if bs else self._star_import(name)
+            if s.kind == "class" and not first:
+                s = s.parent
+                continue
+            bs = s.bindings.get(name)
+            if bs:
+                b = self._pick(bs, order if first else None)
+                if b is not None:
+                    return b
+                if s.kind == "function":
+                    return None  # bound later in the same function: not yet assigned
+            first = False
+            s = s.parent
+        return None
+
+    def _pick(self, bs: list[Binding], order: Order) -> Binding | None:
+        if order is None:
+            return bs[-1]
+        for b in reversed(bs):
+            if self._before(b, order):
+                return b
+        return None
+
+    def _star_import(self, name: str) -> Binding | None:
+        return None
+
+    # --- values -----------------------------------------------------------------------
+    def value(self, node: cst.CSTNode | None, scope: Scope, order: Order = None) -> Value:
+        if node is None:
+            return UNKNOWN
+        if self._depth > _MAX_DEPTH:
+            return Unknown("too deep")
+        self._depth += 1
+        try:
+            return self._value(node, scope, order)
+        finally:
+            self._depth -= 1
+
+    def _value(self, node: cst.CSTNode, scope: Scope, order: Order) -> Value:
+        if isinstance(node, cst.Name):
+            if node.value in _BUILTIN_CONSTS:
+                b = self.lookup(node.value, scope, order)
+                return Const(_BUILTIN_CONSTS[node.value]) if b is None else self.binding_value(b)
+            b = self.lookup(node.value, scope, order)
+            if b is None:
+                return Ext(f"builtins.{node.value}")
+            return self.binding_value(b, order)
+        if isinstance(node, cst.Attribute):
+            base = self.value(node.value, scope, order)
+            attr = node.attr.value
+            if isinstance(base, Ext):
+                return Ext(api.canonical(f"{base.name}.{attr}"))
+            if isinstance(base, ClassVal):
+                info = self.index.classes.get(base.name)
+                if info and attr in info.members:
+                    return self.binding_value(info.members[attr][-1])
+            return Unknown(f"attribute {attr}")
+        if isinstance(node, cst.Call):
+            return self._call_value(node, scope, order)
+        if isinstance(node, cst.Integer):
+            try:
+                return Const(int(node.value.replace("_", ""), 0))
+            except ValueError:
+                return UNKNOWN
+        if isinstance(node, cst.Float):
+            try:
+                return Const(float(node.value.replace("_", "")))
+            except ValueError:
+                return UNKNOWN
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            try:
+                v = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd escapes
+                return UNKNOWN
+            return Const(v) if v is not None else UNKNOWN
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return Unknown("starred")
+            return TupleVal(tuple((e.value, scope, order) for e in node.elements))
+        if isinstance(node, cst.Lambda):
+            s = self.scope_of_node.get(id(node))
+            return FuncVal(s) if s is not None else UNKNOWN
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            c = self.const(node.expression, scope, order)
+            return Const(not c) if c is not _NO else UNKNOWN
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            c = self.const(node.expression, scope, order)
+            return Const(-c) if isinstance(c, (int, float)) and not isinstance(c, bool) else UNKNOWN
+        if isinstance(node, cst.BooleanOperation):
+            left = self.const(node.left, scope, order)
+            if left is _NO:
+                return UNKNOWN
+            if isinstance(node.operator, cst.And):
+                return Const(left) if not left else self.value(node.right, scope, order)
+            return Const(left) if left else self.value(node.right, scope, order)
+        return Unknown(type(node).__name__)
+
+    def _call_value(self, node: cst.Call, scope: Scope, order: Order) -> Value:
+        site = self.site_of(node, scope)
+        func = self.value(node.func, scope, order)
+        if site is None:
+            return Unknown("call")
+        if isinstance(func, Ext) and func.name == api.PARTIAL and node.args:
+            return PartialVal(self.value(node.args[0].value, scope, order), site)
+        return CallVal(func, site, order)
+
+    def site_of(self, node: cst.Call, scope: Scope) -> CallSite | None:
+        sites = getattr(scope.block, "sites", None)
+        return sites.get(id(node)) if sites else None
+
+    def binding_value(self, b: Binding, order: Order = None) -> Value:
+        scope = b.scope
+        assert scope is not None
+        if b.kind == "import":
+            return Ext(api.canonical(b.qualified)) if not b.qualified.startswith(".") else Ext(b.qualified)
+        if b.kind == "param":
+            return ParamVal(scope, b.name)
+        if b.kind in ("def", "class"):
+            target = self.scope_of_node.get(id(b.node))
+            if target is None:
+                return UNKNOWN
+            return self.def_value(target) if b.kind == "def" else ClassVal(target.name)
+        bo = self.order_of(b)
+        if b.kind == "assign":
+            return self.value(b.node, scope, bo)
+        if b.kind == "unpack":
+            v = self.value(b.node, scope, bo)
+            if isinstance(v, TupleVal) and 0 <= b.index < len(v.items):
+                n, s, o = v.items[b.index]
+                return self.value(n, s, o)
+            return Unknown("unpacked")
+        return Unknown(b.kind)
+
+    def def_value(self, target: Scope) -> Value:
+        """A def's value: the function with its decorators applied, innermost first."""
+        key = id(target)
+        if key in self._def_values:
+            return self._def_values[key]
+        self._def_values[key] = FuncVal(target)  # guards recursion through the decorators
+        v: Value = FuncVal(target)
+        sites = [d for d in self._decorators_of(target)]
+        for d in sorted(sites, key=lambda d: -d.index):
+            dec = self.value(d.node.decorator, d.scope, self.order_of(d))
+            v = Decorated(v, dec, d)
+        self._def_values[key] = v
+        return v
+
+    def _decorators_of(self, target: Scope) -> list[DecoratorSite]:
+        parent = target.parent
+        sites = parent.decorators if parent is not None else []
+        return [d for d in sites if d.target is target]
+
+    # --- constants --------------------------------------------------------------------
+    def const(self, node: cst.CSTNode | None, scope: Scope, order: Order = None) -> object:
+        """The Python constant an expression surely is, or ``NO``."""
+        v = self.value(node, scope, order)
+        return v.value if isinstance(v, Const) else _NO
+
+    NO = _NO
+
+    def guards_hold(self, guards, scope: Scope, order: Order = None) -> bool:
+        """False when an enclosing ``if`` is surely not taken (``if False:``, ``if DEBUG:``
+        with ``DEBUG = False``)."""
+        for test, branch in guards:
+            c = self.const(test, scope, order)
+            if c is not _NO and bool(c) != branch:
+                return False
+        return True
+
+    # --- helpers on values ------------------------------------------------------------
+    @staticmethod
+    def ext_name(v: Value) -> str | None:
+        return v.name if isinstance(v, Ext) else None
+
+    def called_api(self, v: Value) -> str | None:
+        """For ``CallVal`` of an external API, the API's name."""
+        if isinstance(v, CallVal):
+            if isinstance(v.func, Ext):
+                return v.func.name
+            if isinstance(v.func, PartialVal) and isinstance(v.func.func, Ext):
+                return v.func.func.name
+        return None
+
+    def kwarg(self, site: CallSite, name: str) -> cst.BaseExpression | None:
+        for a in site.node.args:
+            if a.keyword is not None and a.keyword.value == name:
+                return a.value
+        return None
+
+    def posarg(self, site: CallSite, i: int) -> cst.BaseExpression | None:
+        pos = [a for a in site.node.args if a.keyword is None and not a.star]
+        return pos[i].value if 0 <= i < len(pos) else None
+
+    def function_of(self, v: Value) -> Scope | None:
+        """The local def/lambda a callable value runs, seeing through partials and
+        transparent decorators."""
+        seen = 0
+        while seen < 10:
+            seen += 1
+            if isinstance(v, FuncVal):
+                return v.scope
+            if isinstance(v, PartialVal):
+                v = v.func
+            elif isinstance(v, Decorated):
+                v = v.inner
+            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.node.args:
+                v = self.value(v.site.node.args[0].value, v.site.scope, self.order_of(v.site))
+            else:
+                return None
+        return None
+
+    # --- call graph ---------------------------------------------------------------------
+    def calls_named(self, name: str) -> list[CallSite]:
+        if self._calls_by_name is None:
+            idx: dict[str, list[CallSite]] = {}
+            for cs in self.index.all_calls():
+                if cs.callee_last:
+                    idx.setdefault(cs.callee_last, []).append(cs)
+                for a in cs.arg_names:
+                    if a != cs.callee_last:
+                        idx.setdefault(a, []).append(cs)
+            self._calls_by_name = idx
+        return self._calls_by_name.get(name, [])
+
+    def aliases_of(self, target: Scope) -> set[str]:
+        """Names the function may be called by in this module: its own, and names bound to
+        an expression that mentions it (``g = jax.jit(f)``, ``p = partial(f, 2)``)."""
+        names = {target.name}
+        if target.kind == "lambda":
+            names = set()
+        frontier = set(names)
+        for _ in range(3):
+            new: set[str] = set()
+            for s in self.index.all_scopes():
+                for bname, bs in s.bindings.items():
+                    if bname in names:
+                        continue
+                    for b in bs:
+                        if b.kind == "assign" and b.node is not None and _mentions(b.node, frontier):
+                            new.add(bname)
+                            break
+            if not new:
+                break
+            names |= new
+            frontier = new
+        return names
+
+    def callers_of(self, target: Scope) -> list[Invocation]:
+        key = id(target)
+        if key in self._callers:
+            return self._callers[key]
+        self._callers[key] = []
+        out: list[Invocation] = []
+        seen: set[int] = set()
+        for name in self.aliases_of(target):
+            for cs in self.calls_named(name):
+                if id(cs) in seen:
+                    continue
+                seen.add(id(cs))
+                out.extend(self._invocations_at(cs, target))
+        self._callers[key] = out
+        return out
+
+    def _invocations_at(self, cs: CallSite, target: Scope) -> Iterator[Invocation]:
+        order = self.order_of(cs)
+        callee = self.value(cs.node.func, cs.scope, order)
+        inv = self._as_invocation(callee, cs, target, order)
+        if inv is not None:
+            yield inv
+            return
+        # The function passed as an argument (to lax.fori_loop, jax.jit(f)(...), run_scoped...).
+        for a in cs.node.args:
+            v = self.value(a.value, cs.scope, order)
+            if self.function_of(v) is target:
+                yield Invocation(cs, target, "passed")
+                return
+
+    def _as_invocation(self, callee: Value, cs: CallSite, target: Scope, order: Order) -> Invocation | None:
+        prefix: list[tuple[cst.Arg, Scope, Order]] = []
+        how = "direct"
+        static = None
+        v = callee
+        for _ in range(10):
+            if isinstance(v, FuncVal):
+                if v.scope is not target:
+                    return None
+                return Invocation(cs, target, how, prefix, static)
+            if isinstance(v, PartialVal):
+                psite = v.site
+                prefix = [(a, psite.scope, self.order_of(psite)) for a in psite.node.args[1:]] + prefix
+                how = "partial" if how == "direct" else how
+                v = v.func
+            elif isinstance(v, Decorated):
+                dname = self.ext_name(v.decorator) or self.called_api(v.decorator)
+                if isinstance(v.decorator, PartialVal) and isinstance(v.decorator.func, Ext):
+                    dname = v.decorator.func.name
+                if dname == api.JIT:
+                    how, static = "jit", self.jit_static(v.decorator)
+                elif dname == api.RUN_STATE:
+                    how = "run_state"
+                v = v.inner
+            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.node.args:
+                how, static = "jit", self.jit_static(v)
+                v = self.value(v.site.node.args[0].value, v.site.scope, self.order_of(v.site))
+            else:
+                return None
+        return None
+
+    def jit_static(self, jit_value: Value) -> tuple[set[int], set[str]]:
+        """static_argnums / static_argnames of a ``jax.jit`` call, partial or decorator."""
+        nums: set[int] = set()
+        names: set[str] = set()
+        sites: list[CallSite] = []
+        if isinstance(jit_value, CallVal):
+            sites.append(jit_value.site)
+        elif isinstance(jit_value, PartialVal):
+            sites.append(jit_value.site)
+        for site in sites:
+            order = self.order_of(site)
+            for key, dest in (("static_argnums", nums), ("static_argnames", names)):
+                node = self.kwarg(site, key)
+                if node is None:
+                    continue
+                c = self.value(node, site.scope, order)
+                items = [c] if isinstance(c, Const) else []
+                if isinstance(c, TupleVal):
+                    items = [self.value(n, s, o) for n, s, o in c.items]
+                for it in items:
+                    if isinstance(it, Const) and isinstance(it.value, (int, str)) and not isinstance(it.value, bool):
+                        dest.add(it.value)  # type: ignore[arg-type]
+        return nums, names
+
+    def is_jitted(self, target: Scope) -> tuple[bool, tuple[set[int], set[str]]]:
+        """Whether a def is itself decorated with jax.jit (its parameters are traced)."""
+        v = self.def_value(target)
+        while isinstance(v, Decorated):
+            d = v.decorator
+            name = self.ext_name(d) or self.called_api(d)
+            if isinstance(d, PartialVal) and isinstance(d.func, Ext):
+                name = d.func.name
+            if name == api.JIT:
+                return True, self.jit_static(d)
+            v = v.inner
+        return False, (set(), set())
+
+    def bind_param(self, inv: Invocation, name: str) -> ArgBinding | None:
+        """Which argument at this invocation fills parameter ``name`` (None: cannot tell)."""
+        target = inv.target
+        if inv.how == "passed":
+            return None
+        params = target.params
+        names = [p[0] for p in params]
+        if name not in names:
+            return None
+        pidx = names.index(name)
+        pname, pdefault, pkind = params[pidx]
+        is_method = target.parent is not None and target.parent.kind == "class" and names and names[0] in ("self", "cls")
+        positional: list[tuple[cst.Arg, Scope, Order]] = [
+            (a, s, o) for a, s, o in inv.prefix if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: (a, s, o) for a, s, o in inv.prefix if a.keyword is not None}
+        order = self.order_of(inv.site)
+        star = False
+        for a in inv.site.node.args:
+            if a.star:
+                star = True
+            elif a.keyword is None:
+                positional.append((a, inv.site.scope, order))
+            else:
+                keywords[a.keyword.value] = (a, inv.site.scope, order)
+        traced = False
+        static_nums, static_names = inv.static or (set(), set())
+        if inv.how == "jit":
+            traced = not (pidx in static_nums or name in static_names)
+        if name in keywords:
+            a, s, o = keywords[name]
+            return ArgBinding(a.value, s, o, traced=traced)
+        offset = 1 if is_method else 0
+        if pkind in ("posonly", "normal") and 0 <= pidx - offset < len(positional):
+            a, s, o = positional[pidx - offset]
+            return ArgBinding(a.value, s, o, traced=traced)
+        if star:
+            return None
+        if inv.how == "run_state":
+            return None
+        return ArgBinding(pdefault, target.parent, None, default=True) if pdefault is not None else None
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    """Whether an expression mentions one of ``names`` as a plain name (cheap, syntactic)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            if n.value in names:
+                return True
+            continue
+        if isinstance(n, cst.Attribute):
+            stack.append(n.value)
+        elif isinstance(n, cst.Call):
+            stack.append(n.func)
+            stack.extend(a.value for a in n.args)
+        elif isinstance(n, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in n.elements)
+    return False
+
+
+__all__ = [
+    "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "FuncVal", "Invocation",
+    "ParamVal", "PartialVal", "TupleVal", "Unknown", "UNKNOWN", "Value", "dotted_name",
+]

@@ -1,0 +1,602 @@
+"""Find every kernel launch in a module and work out the contexts it runs in."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import api
+from .contexts import Context, ContextSet, Evidence, Mode
+from .evaluate import (
+    CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Order, ParamVal, PartialVal, TupleVal, Value,
+)
+from .module import ModuleIndex, Span
+from .scopes import CallSite, DecoratorSite, Scope
+
+_LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
+_MAX_CALLER_DEPTH = 6
+
+
+@dataclass(eq=False)
+class Launch:
+    api: api.LaunchAPI
+    site: CallSite  # the call that builds the launch (for the decorator form: the decorator's call)
+    scope: Scope  # where it is built
+    kernel: Scope | None  # the kernel function
+    kernel_value: Value
+    options: dict[str, tuple[cst.BaseExpression, Scope, Order]]
+    anchor: Span  # where the launch is shown (its callee, or the decorator)
+    decorator: DecoratorSite | None = None
+    bound_names: tuple[str, ...] = ()  # names the built launch is bound to
+    contexts: list[Context] = field(default_factory=list)
+
+    @property
+    def kernel_name(self) -> str:
+        if self.kernel is None:
+            return "<kernel>"
+        return self.kernel.name if self.kernel.kind != "lambda" else "<lambda>"
+
+    @property
+    def line(self) -> int:
+        return self.anchor.line
+
+
+class LaunchFinder:
+    def __init__(self, index: ModuleIndex, ev: Evaluator) -> None:
+        self.index = index
+        self.ev = ev
+
+    # --- discovery --------------------------------------------------------------------
+    def launch_names(self) -> set[str]:
+        """Local names that can denote a launch API: the API names, their import aliases,
+        and names bound to partials of them (``call = functools.partial(pl.pallas_call, ...)``)."""
+        names = set(_LAUNCH_LAST_NAMES)
+        for s in self.index.all_scopes():
+            for name, bs in s.bindings.items():
+                for b in bs:
+                    if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
+                        names.add(name)
+                    elif b.kind == "assign" and isinstance(b.node, cst.Call):
+                        text = _callee_tail(b.node)
+                        if text in names or (text == "partial" and b.node.args
+                                             and _tail(b.node.args[0].value) in names):
+                            names.add(name)
+        return names
+
+    def find(self) -> list[Launch]:
+        names = self.launch_names()
+        launches: list[Launch] = []
+        seen: set[int] = set()
+        for cs in self.index.all_calls():
+            if cs.callee_last not in names and not (cs.callee_last == "partial"):
+                continue
+            launch = self._from_call(cs)
+            if launch is not None and id(launch.site.node) not in seen:
+                seen.add(id(launch.site.node))
+                launches.append(launch)
+        for d in self.index.all_decorators():
+            if _tail(d.node.decorator) not in names and _callee_tail(d.node.decorator) not in names \
+                    and _callee_tail(d.node.decorator) != "partial":
+                continue
+            launch = self._from_decorator(d)
+            if launch is not None and id(launch.site.node) not in seen:
+                seen.add(id(launch.site.node))
+                launches.append(launch)
+        launches.sort(key=lambda l: (l.anchor.line, l.anchor.col))
+        return launches
+
+    def _launch_api(self, v: Value) -> tuple[api.LaunchAPI, list[CallSite]] | None:
+        """If ``v`` is a launch API (or a partial or factory call of one), the API and the
+        call sites whose keyword options apply (outermost first)."""
+        sites: list[CallSite] = []
+        for _ in range(6):
+            if isinstance(v, Ext):
+                a = api.LAUNCH_APIS.get(v.name)
+                return (a, sites) if a else None
+            if isinstance(v, PartialVal):
+                sites.insert(0, v.site)
+                v = v.func
+            elif isinstance(v, CallVal) and isinstance(v.func, (Ext, PartialVal)):
+                # A factory call: plgpu.kernel(out_type=...), pl.core_map(mesh), partial(...)(...)
+                a = self._launch_api(v.func)
+                if a is None:
+                    return None
+                return a[0], a[1] + [v.site]
+            else:
+                return None
+        return None
+
+    def _options(self, sites: list[CallSite]) -> dict[str, tuple[cst.BaseExpression, Scope, Order]]:
+        opts: dict[str, tuple[cst.BaseExpression, Scope, Order]] = {}
+        for site in sites:
+            order = self.ev.order_of(site)
+            for a in site.node.args:
+                if a.keyword is not None:
+                    opts[a.keyword.value] = (a.value, site.scope, order)
+        return opts
+
+    def _from_call(self, cs: CallSite) -> Launch | None:
+        order = self.ev.order_of(cs)
+        callee = self.ev.value(cs.node.func, cs.scope, order)
+        found = self._launch_api(callee)
+        if found is None:
+            return None
+        lapi, sites = found
+        kernel_node: cst.BaseExpression | None = None
+        is_factory_call = bool(sites) and isinstance(callee, CallVal)
+        if lapi.name == api.CORE_MAP:
+            if not is_factory_call:
+                return None  # pl.core_map(mesh) alone: the launch is where it is applied
+            kernel_node = self.ev.posarg(cs, 0)
+            options = self._options(sites)
+            mesh = self.ev.posarg(sites[-1], 0)
+            if mesh is not None:
+                options.setdefault("mesh", (mesh, sites[-1].scope, self.ev.order_of(sites[-1])))
+        elif is_factory_call:
+            kernel_node = self.ev.posarg(cs, 0)
+            options = self._options(sites)
+        else:
+            # Direct: pl.pallas_call(kernel, ...) or partial(pl.pallas_call, ...)(kernel, ...)
+            pos_offset = 0
+            for s in sites:  # positional args bound by partials come first
+                pos_offset += len([a for a in s.node.args[1:] if a.keyword is None and not a.star])
+            kernel_node = self.ev.posarg(cs, 0) if pos_offset == 0 else None
+            if kernel_node is None:
+                for kw in lapi.kernel_keywords:
+                    kernel_node = self.ev.kwarg(cs, kw)
+                    if kernel_node is not None:
+                        break
+            if kernel_node is None and pos_offset:
+                first = sites[0]
+                kernel_node = self.ev.posarg(first, 1)
+            options = self._options(sites + [cs])
+            if kernel_node is None:
+                return None  # e.g. plgpu.kernel(out_type=...) used as a decorator: found there
+            if lapi.name == api.PALLAS_CALL:
+                out_shape = self.ev.posarg(cs, 1)
+                if out_shape is not None:
+                    options.setdefault("out_shape", (out_shape, cs.scope, order))
+        if kernel_node is None:
+            return None
+        kval = self.ev.value(kernel_node, cs.scope, order)
+        kernel = self.ev.function_of(kval)
+        site = cs
+        anchor = self.index.span(cs.node.func if not is_factory_call else cs.node.func, cs.scope)
+        return Launch(lapi, site, cs.scope, kernel, kval, options, _head(anchor), None,
+                      cs.targets if cs.use == "assign" else ())
+
+    def _from_decorator(self, d: DecoratorSite) -> Launch | None:
+        order = self.ev.order_of(d)
+        dec = self.ev.value(d.node.decorator, d.scope, order)
+        found = self._launch_api(dec)
+        if found is None:
+            return None
+        lapi, sites = found
+        if not sites:
+            return None  # a bare @pl.pallas_call is not how the API is used
+        options = self._options(sites)
+        if lapi.name == api.CORE_MAP:
+            mesh = self.ev.posarg(sites[-1], 0)
+            if mesh is not None:
+                options.setdefault("mesh", (mesh, sites[-1].scope, self.ev.order_of(sites[-1])))
+        # The kernel: the def with the decorators below this one applied.
+        inner: Value = FuncVal(d.target)
+        full = self.ev.def_value(d.target)
+        v = full
+        while isinstance(v, Decorated):
+            if v.site is d:
+                inner = v.inner
+                break
+            v = v.inner
+        kernel = self.ev.function_of(inner)
+        anchor = self.index.span(d.node.decorator, d.scope)
+        return Launch(lapi, sites[-1], d.scope, kernel, inner, options, _head(anchor), d,
+                      (d.target.name,) if lapi.name != api.CORE_MAP else ())
+
+
+def _tail(node: cst.CSTNode) -> str:
+    while isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _callee_tail(node: cst.CSTNode) -> str:
+    while isinstance(node, cst.Call):
+        node = node.func
+    return _tail(node)
+
+
+def _head(span: Span) -> Span:
+    """Only the first line of a multi-line span (keeps launch anchors short)."""
+    if span.end_line == span.line:
+        return span
+    return Span(span.line, span.col, span.line, span.col + 1)
+
+
+# --- contexts ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class Setter:
+    """A force_*/set_* interpret-mode call and the context it imposes."""
+
+    site: CallSite
+    kind: str  # "with" or "set"
+    context: Context
+    with_site: object = None
+
+
+class ContextResolver:
+    def __init__(self, index: ModuleIndex, ev: Evaluator, launches: list[Launch]) -> None:
+        self.index = index
+        self.ev = ev
+        self.launches = launches
+        self.setters = self._find_setters()
+        self.lowerings = self._find_cuda_lowerings()
+
+    # --- force/set ------------------------------------------------------------------------
+    def _find_setters(self) -> list[Setter]:
+        out: list[Setter] = []
+        names = {"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
+                 "set_tpu_interpret_mode"}
+        for s in self.index.all_scopes():
+            for name, bs in s.bindings.items():
+                if any(b.kind == "import" and api.canonical(b.qualified) in (
+                        api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET,
+                        api.SET_TPU_INTERPRET) for b in bs):
+                    names.add(name)
+        for cs in self.index.all_calls():
+            if cs.callee_last not in names:
+                continue
+            fn = self.ev.ext_name(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)))
+            if fn not in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET,
+                          api.SET_TPU_INTERPRET):
+                continue
+            gpu = fn in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET)
+            params = self.ev.posarg(cs, 0)
+            if params is None:
+                params = self.ev.kwarg(cs, "params")
+            span = self.index.span(cs.node, cs.scope)
+            short = ("plgpu." if gpu else "pltpu.") + cs.callee_last + "()"
+            if params is None:
+                ctx = Context(Mode.GPU_INTERPRET if gpu else Mode.TPU_INTERPRET, (Evidence(span, short),),
+                              inline_mgpu="error", forced=True)
+            else:
+                ctx = self.classify(params, cs.scope, self.ev.order_of(cs), span, short)
+                if ctx is None or ctx.mode in (Mode.UNKNOWN,):
+                    continue
+                if not ctx.mode.is_interpret:
+                    continue  # force_*(None): no forcing
+                ctx = Context(ctx.mode, (Evidence(span, short),) + ctx.evidence[1:], ctx.certain, ctx.inline_mgpu,
+                              forced=True)
+            with_site = self._with_of(cs)
+            if fn in (api.FORCE_GPU_INTERPRET, api.FORCE_TPU_INTERPRET):
+                if with_site is None:
+                    continue  # a force_ call not used as a context manager does nothing
+                out.append(Setter(cs, "with", ctx, with_site))
+            else:
+                out.append(Setter(cs, "set", ctx))
+        return out
+
+    def _with_of(self, cs: CallSite):
+        for w in cs.scope.withs:
+            for item in w.node.items:
+                if item.item is cs.node:
+                    return w
+        return None
+
+    def _covered(self, site: CallSite, setter: Setter, depth: int = 0, seen: set | None = None) -> bool:
+        """Whether ``site`` runs inside the dynamic extent of ``setter``."""
+        if seen is None:
+            seen = set()
+        if setter.kind == "with":
+            if setter.with_site in site.withs:
+                return True
+        else:
+            if site.scope is setter.site.scope and site.seq > setter.site.seq:
+                return True
+            if setter.site.scope.kind == "module" and site.scope.kind == "module" and \
+                    self.ev.order_of(site) > self.ev.order_of(setter.site):
+                return True
+        if depth >= _MAX_CALLER_DEPTH:
+            return False
+        fn = site.scope
+        while fn is not None and fn.kind not in ("function", "lambda"):
+            if fn.kind == "module":
+                return False
+            fn = fn.parent
+        if fn is None or id(fn) in seen:
+            return False
+        seen.add(id(fn))
+        for inv in self.ev.callers_of(fn):
+            if self._covered(inv.site, setter, depth + 1, seen):
+                return True
+        return False
+
+    def _read_sites(self, launch: Launch) -> list[CallSite]:
+        """Where the mode is read: the build call, or for plgpu.kernel each call of the built kernel."""
+        if launch.api.reads_mode_at == "build":
+            return [launch.site]
+        sites: list[CallSite] = []
+        # plgpu.kernel(...)(x): the enclosing call applies it at once.
+        for cs in launch.scope.calls:
+            if cs.node.func is launch.site.node and launch.decorator is None:
+                sites.append(cs)
+        for name in launch.bound_names:
+            for cs in self.ev.calls_named(name):
+                sites.append(cs)
+        return sites or [launch.site]
+
+    # --- lowering for CUDA -------------------------------------------------------------
+    def _find_cuda_lowerings(self) -> list[tuple[CallSite, Span, str]]:
+        out = []
+        for cs in self.index.all_calls():
+            if cs.callee_last == "lower":
+                arg = self.ev.kwarg(cs, "lowering_platforms")
+            elif cs.callee_last == "export":
+                arg = self.ev.kwarg(cs, "platforms")
+            else:
+                continue
+            if arg is None:
+                continue
+            v = self.ev.value(arg, cs.scope, self.ev.order_of(cs))
+            plats = []
+            if isinstance(v, TupleVal):
+                plats = [self.ev.const(n, s, o) for n, s, o in v.items]
+            elif isinstance(v, Const):
+                plats = [v.value]
+            if "cuda" in plats:
+                out.append((cs, self.index.span(arg, cs.scope), "lowering for CUDA"))
+        return out
+
+    def _lowered_launches(self) -> dict[int, Span]:
+        """Launches that an explicit CUDA lowering compiles, with the lowering line."""
+        result: dict[int, Span] = {}
+        if not self.lowerings:
+            return result
+        for cs, span, _ in self.lowerings:
+            for fv in self._lowered_values(cs):
+                for l in self._launches_under(fv):
+                    result.setdefault(id(l), span)
+        return result
+
+    def _lowered_values(self, cs: CallSite) -> list[Value]:
+        """The function(s) a ``X.trace(...).lower(...)`` / ``jax.export(f, ...)`` lowers."""
+        node: cst.CSTNode = cs.node.func
+        order = self.ev.order_of(cs)
+        if cs.callee_last == "export" and cs.node.args:
+            return [self.ev.value(cs.node.args[0].value, cs.scope, order)]
+        out: list[Value] = []
+        while isinstance(node, cst.Attribute):
+            node = node.value
+            if isinstance(node, cst.Call):
+                v = self.ev.value(node.func, cs.scope, order)
+                name = self.ev.called_api(v) if isinstance(v, CallVal) else None
+                if isinstance(v, Ext) and v.name == api.JIT and node.args:
+                    out.append(self.ev.value(node.args[0].value, cs.scope, order))
+                    break
+                if name == api.JIT and isinstance(v, CallVal) and v.site.node.args:
+                    out.append(self.ev.value(v.site.node.args[0].value, cs.scope, order))
+                    break
+                node = node.func
+            else:
+                out.append(self.ev.value(node, cs.scope, order))
+                break
+        return out
+
+    def _launches_under(self, v: Value) -> list[Launch]:
+        # A built launch bound to a name: match by the name's binding value.
+        hits = []
+        for l in self.launches:
+            if isinstance(v, CallVal) and v.site is l.site:
+                hits.append(l)
+            elif isinstance(v, Decorated) and l.decorator is not None and v.site is l.decorator:
+                hits.append(l)
+        if hits:
+            return hits
+        fn = self.ev.function_of(v)
+        if fn is None:
+            return []
+        reached = self._forward(fn)
+        return [l for l in self.launches if _enclosing_function(l.scope) is not None
+                and id(_enclosing_function(l.scope)) in reached or id(l.scope) in reached]
+
+    def _forward(self, fn: Scope, limit: int = 200) -> set[int]:
+        seen = {id(fn)}
+        todo = [fn]
+        while todo and len(seen) < limit:
+            s = todo.pop()
+            for sub in s.walk():
+                seen.add(id(sub))
+                for cs in sub.calls:
+                    t = self.ev.function_of(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)))
+                    if t is not None and id(t) not in seen:
+                        seen.add(id(t))
+                        todo.append(t)
+        return seen
+
+    # --- resolution -------------------------------------------------------------------
+    def resolve_all(self) -> None:
+        lowered = self._lowered_launches()
+        for l in self.launches:
+            l.contexts = self.resolve(l, lowered.get(id(l)))
+
+    def resolve(self, launch: Launch, cuda_lowering: Span | None) -> list[Context]:
+        out = ContextSet()
+        reads = self._read_sites(launch)
+        uncovered = list(reads)
+        for setter in self.setters:
+            hit = [r for r in reads if self._covered(r, setter)]
+            if hit:
+                out.add(setter.context)
+                uncovered = [r for r in uncovered if r not in hit]
+        if uncovered or not out.contexts:
+            for c in self.explicit(launch, cuda_lowering):
+                out.add(c)
+        return out.contexts
+
+    def explicit(self, launch: Launch, cuda_lowering: Span | None) -> list[Context]:
+        opt = launch.options.get("interpret")
+        anchor = launch.anchor
+        if opt is None:
+            return [self.compiled(launch, cuda_lowering)]
+        node, scope, order = opt
+        span = self.index.span(node, scope)
+        note = f"interpret={self.index.code_of(node)}"
+        results: list[Context] = []
+        for ctx in self.classify_all(node, scope, order, span, note):
+            if ctx.mode == Mode.COMPILED:
+                results.append(self.compiled(launch, cuda_lowering, ctx.evidence))
+            else:
+                results.append(ctx)
+        return results or [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
+
+    def compiled(self, launch: Launch, cuda_lowering: Span | None, evidence=()) -> Context:
+        mode = Mode.COMPILED
+        name = launch.api.name
+        if name == api.PLGPU_KERNEL:
+            mode = Mode.MOSAIC_GPU
+        else:
+            mesh = launch.options.get("mesh")
+            params = launch.options.get("compiler_params")
+            for opt, table in ((mesh, {**{m: Mode.MOSAIC_GPU for m in api.GPU_MESHES},
+                                       **{m: Mode.TPU for m in api.TPU_MESHES}}),
+                               (params, {**{m: Mode.MOSAIC_GPU for m in api.GPU_COMPILER_PARAMS},
+                                         **{m: Mode.TRITON for m in api.TRITON_COMPILER_PARAMS},
+                                         **{m: Mode.TPU for m in api.TPU_COMPILER_PARAMS}})):
+                if opt is None:
+                    continue
+                v = self.ev.value(*opt)
+                n = self.ev.called_api(v) or self.ev.ext_name(v)
+                if n in table:
+                    mode = table[n]
+                    break
+        ev = list(evidence)
+        if cuda_lowering is not None:
+            ev.insert(0, Evidence(cuda_lowering, 'lowering_platforms=("cuda",)'))
+        elif not ev:
+            ev.append(Evidence(launch.anchor, f"{launch.api.short} without interpret"))
+        return Context(mode, tuple(ev), cuda_lowering=cuda_lowering is not None)
+
+    def classify(self, node, scope, order, span, note) -> Context | None:
+        all_ = self.classify_all(node, scope, order, span, note)
+        return all_[0] if all_ else None
+
+    def classify_all(self, node: cst.BaseExpression, scope: Scope, order: Order, span: Span, note: str,
+                     depth: int = 0, seen: set | None = None) -> list[Context]:
+        """The contexts an ``interpret=`` value selects (several when callers differ)."""
+        seen = set() if seen is None else seen
+        if depth > _MAX_CALLER_DEPTH:
+            return [Context(Mode.UNKNOWN, (Evidence(span, note),))]
+        cpu = _cpu_host_test(node, self.ev, scope, order)
+        if cpu:
+            return [Context(Mode.INTERPRET, (Evidence(span, note),), certain=False)]
+        v = self.ev.value(node, scope, order)
+        return self._classify_value(v, node, scope, order, span, note, depth, seen)
+
+    def _classify_value(self, v, node, scope, order, span, note, depth, seen) -> list[Context]:
+        ev = (Evidence(span, note),)
+        if isinstance(v, Const):
+            if v.value is True:
+                return [Context(Mode.INTERPRET, ev)]
+            if v.value in (False, None):
+                return [Context(Mode.COMPILED, ev)]
+            return [Context(Mode.UNKNOWN, ev)]
+        name = self.ev.called_api(v)
+        if name == api.GPU_INTERPRET_PARAMS and isinstance(v, CallVal):
+            mg = self.ev.kwarg(v.site, "inline_mgpu")
+            mode_val: str | None = "error"
+            if mg is not None:
+                c = self.ev.const(mg, v.site.scope, v.order)
+                mode_val = c if isinstance(c, str) else None
+            extra = ()
+            if v.site.node is not node:
+                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "GPU interpret params"),)
+            return [Context(Mode.GPU_INTERPRET, ev + extra, inline_mgpu=mode_val)]
+        if name == api.TPU_INTERPRET_PARAMS and isinstance(v, CallVal):
+            extra = ()
+            if v.site.node is not node:
+                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "TPU interpret params"),)
+            return [Context(Mode.TPU_INTERPRET, ev + extra)]
+        if isinstance(v, ParamVal):
+            return self._from_callers(v, span, note, depth, seen)
+        return [Context(Mode.UNKNOWN, ev)]
+
+    def _from_callers(self, p: ParamVal, span: Span, note: str, depth: int, seen: set) -> list[Context]:
+        key = (id(p.scope), p.name)
+        if key in seen:
+            return []
+        seen = seen | {key}
+        results: list[Context] = []
+        invs = [i for i in self.ev.callers_of(p.scope) if i.how != "passed"]
+        bindings = []
+        for inv in invs:
+            b = self.ev.bind_param(inv, p.name)
+            if b is None:
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+                continue
+            bindings.append((inv, b))
+        if not invs:
+            default = next((d for n, d, _ in p.scope.params if n == p.name), None)
+            if default is not None and p.scope.parent is not None:
+                dspan = self.index.span(default, p.scope.parent)
+                for c in self.classify_all(default, p.scope.parent, None, dspan,
+                                           f"{p.name}={self.index.code_of(default)} (default)", depth + 1, seen):
+                    results.append(c.with_evidence(Evidence(span, note)) if False else
+                                   Context(c.mode, c.evidence + (Evidence(span, note),), c.certain, c.inline_mgpu))
+            else:
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+            return results
+        for inv, b in bindings:
+            if b.node is None or b.scope is None:
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+                continue
+            bspan = self.index.span(b.node, b.scope)
+            caller_fn = _enclosing_function(inv.site.scope)
+            where = f"`{caller_fn.name}`" if caller_fn is not None else "module level"
+            bnote = f"{p.name}={self.index.code_of(b.node)}" + (" (default)" if b.default else "")
+            if b.default:
+                bspan = self.index.span(inv.site.node, inv.site.scope)
+                bnote = f"{p.name} not passed (default {self.index.code_of(b.node)})"
+                sub = self.classify_all(b.node, b.scope, None, self.index.span(b.node, b.scope), bnote,
+                                        depth + 1, seen)
+                sub = [Context(c.mode, (Evidence(bspan, f"called from {where} without {p.name}"),) + c.evidence,
+                               c.certain, c.inline_mgpu, caller=where) for c in sub]
+            else:
+                sub = self.classify_all(b.node, b.scope, b.order, bspan, bnote, depth + 1, seen)
+                sub = [Context(c.mode, c.evidence, c.certain, c.inline_mgpu, caller=c.caller or where)
+                       for c in sub]
+            for c in sub:
+                results.append(Context(c.mode, c.evidence + (Evidence(span, note),), c.certain, c.inline_mgpu,
+                                       caller=c.caller))
+        return results
+
+
+def _enclosing_function(scope: Scope | None) -> Scope | None:
+    while scope is not None and scope.kind not in ("function", "lambda"):
+        if scope.kind == "module":
+            return None
+        scope = scope.parent
+    return scope
+
+
+def _cpu_host_test(node: cst.BaseExpression, ev: Evaluator, scope: Scope, order: Order) -> bool:
+    """``jax.default_backend() == "cpu"`` and its spellings: interpret exactly on CPU hosts."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    comp = node.comparisons[0]
+    left, right = node.left, comp.comparator
+    for a, b in ((left, right), (right, left)):
+        c = ev.const(b, scope, order)
+        if not isinstance(c, str):
+            continue
+        is_backend = False
+        if isinstance(a, cst.Call):
+            is_backend = ev.ext_name(ev.value(a.func, scope, order)) == api.DEFAULT_BACKEND
+        elif isinstance(a, cst.Attribute) and a.attr.value == "platform":
+            is_backend = True
+        if not is_backend:
+            continue
+        if isinstance(comp.operator, cst.Equal) and c == "cpu":
+            return True
+        if isinstance(comp.operator, cst.NotEqual) and c in ("gpu", "tpu", "cuda"):
+            return True
+    return False

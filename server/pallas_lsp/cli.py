@@ -1,0 +1,192 @@
+"""Command line: ``pallas-lsp [serve] | check | explain | rules``.
+
+A thin adapter over the analysis core; exit codes for ``check``: 0 clean,
+1 findings, 2 usage or internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+
+
+def _split(values: list[str] | None) -> tuple[str, ...] | None:
+    if not values:
+        return None
+    out: list[str] = []
+    for v in values:
+        out += [x.strip() for x in v.split(",") if x.strip()]
+    return tuple(out)
+
+
+def _store(extra: Sequence[str], problems_out) -> "object":
+    from .records import default_store
+
+    store = default_store()
+    for p in extra:
+        if not Path(p).exists():
+            print(f"pallas-lsp: records path not found: {p}", file=problems_out)
+            continue
+        for prob in store.add_path(p):
+            print(f"pallas-lsp: bad record: {prob}", file=problems_out)
+    return store
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .analysis.engine import Engine
+    from .checker import Checker, discover
+    from .config import Config
+    from .output import to_github, to_json, to_sarif, to_text
+    from .rules import all_rules
+
+    for raw in args.paths:
+        if not Path(raw).exists():
+            print(f"pallas-lsp: no such file or directory: {raw}", file=sys.stderr)
+            return 2
+    store = _store(args.records or [], sys.stderr)
+    base = Config(select=_split(args.select), ignore=_split(args.ignore) or (),
+                  records=tuple(str(Path(r).resolve()) for r in args.records or []))
+    checker = Checker(Engine(), base, use_file_config=not args.no_config)
+    files = list(discover(args.paths))
+    seen_cfg_problems: set[str] = set()
+    results = []
+    if args.jobs and args.jobs > 1 and len(files) > 8:
+        from .parallel import check_parallel
+
+        results = check_parallel(files, base, not args.no_config, args.jobs)
+    else:
+        for path in files:
+            cfg = checker.config_for(path)
+            for prob in cfg.problems:
+                if prob not in seen_cfg_problems:
+                    seen_cfg_problems.add(prob)
+                    print(f"pallas-lsp: config: {prob}", file=sys.stderr)
+            for rp in cfg.records:
+                if rp not in base.records and Path(rp).exists():
+                    for prob in store.add_path(rp):  # type: ignore[attr-defined]
+                        print(f"pallas-lsp: bad record: {prob}", file=sys.stderr)
+            results.append((str(path), checker.check_file(path)))
+    fmt = args.output_format
+    if fmt == "json":
+        out = to_json(results)
+    elif fmt == "sarif":
+        urls = {r.slug: r.github_url for r in store.records}  # type: ignore[attr-defined]
+        out = to_sarif(results, all_rules(), urls)
+    elif fmt == "github":
+        out = to_github(results)
+    else:
+        out = to_text(results)
+    if out:
+        print(out)
+    return 1 if any(fs for _, fs in results) else 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explain import explain_text, explanation_markdown
+    from .rules import RULE_CLASSES
+
+    text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
+    store = _store(args.records or [], sys.stderr)
+    expl = explain_text(text, store)  # type: ignore[arg-type]
+    rules_by_slug: dict[str, list[tuple[str, str]]] = {}
+    for cls in RULE_CLASSES:
+        rules_by_slug.setdefault(cls.record, []).append((cls.code, cls.name))
+    if args.format == "json":
+        print(json.dumps([{"slug": e.record.slug, "id": e.record.id, "matched": e.matched_line, "note": e.note,
+                           "record": e.record.raw, "rules": [c for c, _ in rules_by_slug.get(e.record.slug, [])]}
+                          for e in expl], indent=2))
+    else:
+        print(explanation_markdown(expl, rules_by_slug), end="")
+    return 0 if expl else 1
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from .rules import RULE_CLASSES
+
+    store = _store([], sys.stderr)
+    rows = []
+    for cls in RULE_CLASSES:
+        rec = store.by_slug(cls.record)  # type: ignore[attr-defined]
+        rows.append({"code": cls.code, "name": cls.name, "record": cls.record,
+                     "record_loaded": rec is not None, "summary": cls.summary,
+                     "verified_on_jax": list(cls.verified_on)})
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        print(f"{r['code']}  {r['name']:<28} record: {r['record']}")
+        print(f"        {r['summary']}")
+        print(f"        verified on jax {', '.join(r['verified_on_jax'])}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .lsp.server import serve
+
+    return serve(tcp=args.tcp)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="pallas-lsp", description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
+    sub = ap.add_subparsers(dest="command")
+
+    s = sub.add_parser("serve", help="run the language server (the default)")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    s.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editors)")
+    s.set_defaults(func=cmd_serve)
+
+    c = sub.add_parser("check", help="check files and folders")
+    c.add_argument("paths", nargs="*", default=["."])
+    c.add_argument("--output-format", choices=["text", "json", "sarif", "github"], default="text")
+    c.add_argument("--records", action="append", metavar="PATH", help="extra records file or folder")
+    c.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or names")
+    c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or names")
+    c.add_argument("--no-config", action="store_true", help="ignore [tool.pallas-lsp] in pyproject.toml")
+    c.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for many files")
+    c.set_defaults(func=cmd_check)
+
+    e = sub.add_parser("explain", help="explain a JAX error message or traceback ('-' reads stdin)")
+    e.add_argument("text", nargs="+")
+    e.add_argument("--records", action="append", metavar="PATH")
+    e.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    e.set_defaults(func=cmd_explain)
+
+    r = sub.add_parser("rules", help="list the rules")
+    r.add_argument("--format", choices=["text", "json"], default="text")
+    r.set_defaults(func=cmd_rules)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("--stdio") or argv[0] == "--tcp":
+        argv = ["serve", *argv]
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else 2
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - report, exit 2
+        import traceback
+
+        traceback.print_exc()
+        print(f"pallas-lsp: internal error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""PAL004: a ``pallas_call`` grid entry that is not a Python int, under GPU interpret mode."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..analysis import api
+from ..analysis.contexts import Context, Mode
+from ..analysis.evaluate import CallVal, Const, Evaluator, Order, TupleVal
+from ..analysis.findings import Related
+from ..analysis.scopes import Scope
+from .base import Example, Rule
+
+_HEADER = """import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+ERROR = "NotImplementedError: Dynamic grid bounds not (yet) supported in GPU interpret mode."
+# Shape-like attributes are Python ints even on traced arrays.
+_STATIC_ATTRS = {"shape", "ndim", "size", "itemsize", "nbytes"}
+# Functions that return Python ints from shapes, whatever the array (traced or not).
+_SHAPE_FUNCS = {"builtins.len", "jax.numpy.size", "jax.numpy.ndim", "numpy.size", "numpy.ndim"}
+# Functions of static values that return Python ints.
+_INT_FUNCS = {
+    "builtins.len", "builtins.int", "builtins.max", "builtins.min", "builtins.abs", "builtins.round",
+    "builtins.sum", "math.prod", "math.ceil", "math.floor", "math.gcd", "math.lcm", "operator.mul",
+    "operator.floordiv", f"{api.PL}.cdiv", f"{api.PL}.next_power_of_2", f"{api.PL}.align_to",
+    "jax.numpy.size", "jax.numpy.ndim", "numpy.size", "numpy.ndim", "jax.core.concrete_or_error",
+}
+
+
+@dataclass(frozen=True)
+class Staticness:
+    kind: str  # "static" | "dynamic" | "unknown"
+    reason: str = ""
+    node: cst.CSTNode | None = None  # where the dynamic value comes from
+    scope: Scope | None = None
+    jit_param: tuple[Scope, str] | None = None  # a traced jax.jit parameter at the root
+
+    @staticmethod
+    def combine(parts: list["Staticness"]) -> "Staticness":
+        for p in parts:
+            if p.kind == "dynamic":
+                return p
+        for p in parts:
+            if p.kind == "unknown":
+                return p
+        return STATIC
+
+
+STATIC = Staticness("static")
+UNKNOWN = Staticness("unknown")
+
+
+class StaticEvaluator:
+    """Decides whether a grid expression is a Python int when the launch is built."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.depth = 0
+
+    def of(self, node: cst.CSTNode, scope: Scope, order: Order) -> Staticness:
+        if self.depth > 30:
+            return UNKNOWN
+        self.depth += 1
+        try:
+            return self._of(node, scope, order)
+        finally:
+            self.depth -= 1
+
+    def _of(self, node: cst.CSTNode, scope: Scope, order: Order) -> Staticness:
+        ev = self.ev
+        if isinstance(node, cst.Integer):
+            return STATIC
+        if isinstance(node, cst.Name):
+            b = ev.lookup(node.value, scope, order)
+            if b is None:
+                return UNKNOWN
+            if b.kind == "param":
+                return self._param(b.scope, node.value)
+            if b.kind == "assign" and b.node is not None:
+                return self.of(b.node, b.scope, ev.order_of(b))
+            if b.kind == "unpack":
+                v = ev.value(b.node, b.scope, ev.order_of(b))
+                if isinstance(v, TupleVal) and 0 <= b.index < len(v.items):
+                    n, s, o = v.items[b.index]
+                    return self.of(n, s, o)
+            return UNKNOWN
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in _STATIC_ATTRS:
+                return STATIC
+            c = ev.const(node, scope, order)
+            return STATIC if isinstance(c, int) and not isinstance(c, bool) else UNKNOWN
+        if isinstance(node, cst.Subscript):
+            base = node.value
+            if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+                return STATIC
+            return self.of(base, scope, order)
+        if isinstance(node, cst.BinaryOperation):
+            return Staticness.combine([self.of(node.left, scope, order), self.of(node.right, scope, order)])
+        if isinstance(node, cst.UnaryOperation):
+            return self.of(node.expression, scope, order)
+        if isinstance(node, cst.IfExp):
+            return Staticness.combine([self.of(node.body, scope, order), self.of(node.orelse, scope, order)])
+        if isinstance(node, cst.Call):
+            f = ev.value(node.func, scope, order)
+            name = ev.ext_name(f)
+            if name in _SHAPE_FUNCS:
+                return STATIC
+            if name in _INT_FUNCS:
+                return Staticness.combine([self.of(a.value, scope, order) for a in node.args])
+            if name and name.startswith("jax.numpy."):
+                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a JAX array, not a Python int", node, scope)
+            if name and name.startswith("numpy."):
+                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a NumPy scalar, not a Python int",
+                                  node, scope)
+            if name and (name.startswith("jax.lax.") or name in (f"{api.PL}.program_id", f"{api.PL}.num_programs")):
+                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a traced value", node, scope)
+            return UNKNOWN
+        return UNKNOWN
+
+    def _param(self, fn: Scope | None, name: str, depth: int = 0) -> Staticness:
+        ev = self.ev
+        if fn is None or fn.kind not in ("function", "lambda"):
+            return UNKNOWN
+        jitted, (nums, names) = ev.is_jitted(fn)
+        if jitted:
+            pnames = [p[0] for p in fn.params]
+            idx = pnames.index(name) if name in pnames else -1
+            if idx not in nums and name not in names:
+                return Staticness("dynamic", f"`{name}` is an argument of `{fn.name}`, which jax.jit traces "
+                                  f"(it is not in static_argnames)", fn.node, fn, jit_param=(fn, name))
+            return STATIC
+        invs = [i for i in ev.callers_of(fn) if i.how != "passed"]
+        if not invs:
+            return UNKNOWN
+        parts = []
+        for inv in invs:
+            b = ev.bind_param(inv, name)
+            if b is None or b.node is None or b.scope is None:
+                parts.append(UNKNOWN)
+                continue
+            if b.traced:
+                parts.append(Staticness(
+                    "dynamic", f"`{name}` is passed to `{fn.name}` through jax.jit, which traces it",
+                    inv.site.node, inv.site.scope))
+                continue
+            parts.append(self.of(b.node, b.scope, b.order))
+        return Staticness.combine(parts)
+
+
+def grid_entries(ev: Evaluator, launch) -> list[tuple[cst.BaseExpression, Scope, Order]]:
+    """The grid's entries, from ``grid=`` or ``grid_spec=GridSpec(grid=...)``."""
+    grid = launch.options.get("grid")
+    if grid is None:
+        spec = launch.options.get("grid_spec")
+        if spec is None:
+            return []
+        v = ev.value(*spec)
+        name = ev.called_api(v)
+        if not isinstance(v, CallVal) or name not in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
+            return []
+        node = ev.kwarg(v.site, "grid")
+        if node is None:
+            node = ev.posarg(v.site, 0 if name == api.GRID_SPEC else 1)
+        if node is None:
+            return []
+        grid = (node, v.site.scope, v.order)
+    v = ev.value(*grid)
+    if isinstance(v, TupleVal):
+        return list(v.items)
+    return []  # a scalar grid or something not a literal tuple: a traced scalar fails differently
+
+
+class DynamicGridInGpuInterpret(Rule):
+    """GPU interpret mode needs a grid of Python ints.
+
+    The GPU interpreter refuses grids whose bounds are only known at run time.
+    A grid entry is dynamic when it is (or is computed from) an argument of a
+    function that `jax.jit` traces without `static_argnums`/`static_argnames`, a
+    `jnp` value (`jnp.int32(...)`, any `jnp` op) or a NumPy scalar (`np.int32`,
+    `np.int64` — not Python ints). Shapes (`x.shape[0] // 4`), `x.size`,
+    `jnp.size(x)`, `len(...)` and `pl.cdiv` of ints are static. `interpret=True`
+    and TPU interpret params handle dynamic grids.
+
+    GPU interpret mode also asserts that every BlockSpec covers its whole array;
+    with partial blocks that bare `AssertionError` comes first.
+    """
+
+    code = "PAL004"
+    name = "dynamic-grid-gpu-interpret"
+    record = "dynamic-grid-bounds-not-yet-supported-in-gpu-int"
+    summary = "a pallas_call grid entry that is not a Python int, under GPU interpret mode"
+
+    def check_launch(self, view, context: Context):
+        from ..analysis.engine import Candidate
+
+        launch = view.launch
+        if launch.api.name != api.PALLAS_CALL or context.mode != Mode.GPU_INTERPRET:
+            return
+        ev = view.ev
+        se = StaticEvaluator(ev)
+        for node, scope, order in grid_entries(ev, launch):
+            st = se.of(node, scope, order)
+            if st.kind != "dynamic":
+                continue
+            span = ev.index.span(node, scope)
+            related = []
+            if st.node is not None and st.scope is not None:
+                src = ev.index.span(st.node, st.scope)
+                if src.line != span.line:
+                    related.append(Related(src, f"dynamic because {st.reason}"))
+            err = ERROR
+            if _has_partial_blocks(ev, launch):
+                err += (" (with BlockSpecs that do not cover whole arrays, GPU interpret mode first fails "
+                        "with a bare AssertionError)")
+            yield Candidate(self, span, (self.code, id(node)), launch, context, err,
+                            f"Grid entry `{ev.index.code_of(node)}` is not a Python int ({st.reason}), and "
+                            f"GPU interpret mode needs a static grid", (), tuple(related), ())
+
+    VALID = [
+        Example(_HEADER + """
+TILE = 4
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 2.0
+
+
+@jax.jit
+def add_two(x):
+    n = x.shape[0] // TILE
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(n, pl.cdiv(x.size, 8)), interpret=plgpu.InterpretGPUParams())(x)
+
+
+def main():
+    print(add_two(jnp.zeros((8,), jnp.float32)))
+
+
+if __name__ == "__main__":
+    main()
+""", note="Shape-derived entries are Python ints under jit."),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@functools.partial(jax.jit, static_argnames=("num_steps",))
+def double(x, num_steps):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(num_steps,), interpret=plgpu.InterpretGPUParams())(x)
+
+
+def main():
+    print(double(jnp.ones((8,), jnp.float32), 2))
+
+
+if __name__ == "__main__":
+    main()
+""", note="A static jit argument is a Python int."),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@jax.jit
+def double(x, num_steps):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(num_steps,), interpret=True)(x)
+
+
+def main():
+    print(double(jnp.ones((8,), jnp.float32), 2))
+
+
+if __name__ == "__main__":
+    main()
+""", note="interpret=True supports dynamic grids."),
+    ]
+    INVALID = [
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@jax.jit
+def double(x, num_steps):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(num_steps,),  # error
+                          interpret=plgpu.InterpretGPUParams())(x)
+
+
+def main():
+    print(double(jnp.ones((8,), jnp.float32), 2))
+
+
+if __name__ == "__main__":
+    main()
+""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode")),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def main():
+    x = jnp.ones((8,), jnp.float32)
+    steps = jnp.int32(x.shape[0] // 4)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                         grid=(steps,),  # error
+                         interpret=plgpu.InterpretGPUParams())(x)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
+""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode")),
+    ]
+
+
+def _has_partial_blocks(ev: Evaluator, launch) -> bool:
+    """Whether in_specs/out_specs give explicit BlockSpecs (which may not cover whole arrays)."""
+    for key in ("in_specs", "out_specs"):
+        opt = launch.options.get(key)
+        if opt is None:
+            continue
+        v = ev.value(*opt)
+        items = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
+        for it in items:
+            if isinstance(it, CallVal) and ev.called_api(it) == f"{api.PL}.BlockSpec" and it.site.node.args:
+                return True
+    return False
+
+
+__all__ = ["DynamicGridInGpuInterpret", "StaticEvaluator", "grid_entries", "Const"]

@@ -1,0 +1,193 @@
+"""PAL003: a call of a ``plgpu.inline_mgpu`` function reached from an interpreted kernel."""
+from __future__ import annotations
+
+from ..analysis import api
+from ..analysis.contexts import Mode
+from ..analysis.evaluate import CallVal, Ext, TupleVal
+from ..analysis.findings import Related
+from ..analysis.reach import is_inline_mgpu
+from .base import ApiInContextRule, Example
+
+_HEADER = """import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+DISCHARGE = "NotImplementedError: inline_mgpu_p does not support discharge."
+NO_CPU_RULE = "NotImplementedError: MLIR translation rule for primitive 'inline_mgpu' not found for platform cpu"
+GPU_ERROR = ("ValueError: GPU interpret mode does not support `inline_mgpu`. "
+             "Pass `inline_mgpu='ignore'` to skip MGPU calls.")
+GPU_RETURN = ("ValueError: GPU interpret mode does not support `inline_mgpu` with a return value "
+              "even in `ignore` mode.")
+GMEM_KEY_ERROR = "KeyError: <MemorySpace.GMEM: 'gmem'> (the TPU interpreter cannot run a Mosaic GPU kernel)"
+
+
+def _factory(hit) -> CallVal | None:
+    return is_inline_mgpu(hit.ev, hit.callee)
+
+
+def _has_ref_args(hit, factory: CallVal) -> bool:
+    ev = hit.ev
+    node = ev.kwarg(factory.site, "arg_types")
+    if node is None:
+        return False
+    v = ev.value(node, factory.site.scope, factory.order)
+    if not isinstance(v, TupleVal):
+        return True  # cannot tell: the common case has Ref arguments
+    for n, s, o in v.items:
+        item = ev.value(n, s, o)
+        name = ev.called_api(item) or ev.ext_name(item)
+        if name in (f"{api.PLGPU}.RefType",) or name is None:
+            return True
+    return False
+
+
+def _returns_value(hit, factory: CallVal) -> bool | None:
+    node = hit.ev.kwarg(factory.site, "return_type")
+    if node is None:
+        return False
+    c = hit.ev.const(node, factory.site.scope, factory.order)
+    if c is None:
+        return False
+    return True
+
+
+class InlineMgpuInInterpretMode(ApiInContextRule):
+    """A `plgpu.inline_mgpu` function cannot run in interpret mode.
+
+    `inline_mgpu` emits raw Mosaic GPU (MLIR) code inside a kernel; the
+    interpreters cannot execute it. Only *calling* the decorated function binds the
+    primitive — defining it does nothing — so the finding is on the call.
+
+    * `interpret=True`: the interpreter discharges the kernel's state and fails
+      with `inline_mgpu_p does not support discharge.`; if the function takes no
+      Ref arguments nothing is discharged and lowering for the CPU fails instead.
+    * TPU `InterpretParams`: there is no CPU lowering for the primitive
+      (`pl.pallas_call`); `plgpu.kernel`, `pl.kernel` and `core_map` fail earlier
+      with a GMEM `KeyError`.
+    * GPU `InterpretGPUParams`: JAX raises its own `ValueError`, unless the params
+      say `inline_mgpu="ignore"` and the function returns nothing, in which case the
+      call is skipped.
+    """
+
+    code = "PAL003"
+    name = "inline-mgpu-interpret"
+    record = "inline-mgpu-p-does-not-support-discharge"
+    summary = "a plgpu.inline_mgpu function called from a kernel launched in an interpret mode"
+    construct = api.INLINE_MGPU
+    construct_label = "plgpu.inline_mgpu"
+    modes = frozenset({Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.GPU_INTERPRET})
+
+    def matches(self, hit) -> bool:
+        return _factory(hit) is not None
+
+    def actual_error(self, hit) -> str | None:
+        factory = _factory(hit)
+        assert factory is not None
+        mode = hit.context.mode
+        if mode == Mode.INTERPRET:
+            return DISCHARGE if _has_ref_args(hit, factory) else NO_CPU_RULE
+        if mode == Mode.TPU_INTERPRET:
+            return NO_CPU_RULE if hit.launch.api.name == api.PALLAS_CALL else GMEM_KEY_ERROR
+        setting = hit.context.inline_mgpu
+        if setting is None:
+            return None  # the params' inline_mgpu value is not known: stay quiet
+        if setting == "ignore":
+            return GPU_RETURN if _returns_value(hit, factory) else None
+        if setting == "error":
+            return GPU_ERROR
+        return f"ValueError: GPU interpret mode does not support `inline_mgpu` param with value {setting}."
+
+    def headline(self, hit) -> str:
+        name = hit.ev.index.code_of(hit.call.node.func)
+        return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.mode.words}"
+
+    def related(self, hit) -> list:
+        factory = _factory(hit)
+        if factory is None:
+            return []
+        return [Related(hit.ev.index.span(factory.site.node, factory.site.scope), "decorated with plgpu.inline_mgpu here")]
+
+    VALID = [
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] - 1.0
+    fence(o_ref)
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    params = plgpu.InterpretGPUParams(inline_mgpu="ignore")
+    print(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=params)(x))
+
+
+if __name__ == "__main__":
+    main()
+""", note="GPU interpret params with inline_mgpu='ignore' skip calls that return nothing."),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    print(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x))
+
+
+if __name__ == "__main__":
+    main()
+""", note="Defined but never called: nothing is bound."),
+    ]
+    INVALID = [
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] + 1.0
+    fence(o_ref)  # error
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    print(pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x))
+
+
+if __name__ == "__main__":
+    main()
+""", raises=("NotImplementedError", r"inline_mgpu_p does not support discharge")),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] - 1.0
+    fence(o_ref)  # error
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                         interpret=plgpu.InterpretGPUParams())(x)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
+""", raises=("ValueError", r"GPU interpret mode does not support `inline_mgpu`")),
+    ]
