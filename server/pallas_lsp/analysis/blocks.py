@@ -189,3 +189,33 @@ def _between(sorted_lines: list[int], lo: int, hi: int) -> list[int]:
     i = bisect.bisect_left(sorted_lines, lo)
     j = bisect.bisect_right(sorted_lines, hi)
     return sorted_lines[i:j]
+
+
+def split_loose(block: Block) -> list[Block]:
+    """Re-split a block that does not parse at every line that starts at column 0 (or at the
+    member indentation), ignoring brackets and strings: the parts after a half-typed
+    ``foo(`` still parse on their own."""
+    lines = block.text.splitlines(keepends=True)
+    if len(lines) < 2:
+        return []
+    indent = _indent(lines[0])
+    cuts = [0]
+    prev_decorator = lines[0].lstrip().startswith("@")
+    for i in range(1, len(lines)):
+        lt = lines[i]
+        if not _is_code(lt) or _indent(lt) != indent:
+            continue
+        stripped = lt.lstrip(" \t\f")
+        if prev_decorator or _CLAUSE.match(stripped):
+            prev_decorator = stripped.startswith("@")
+            continue
+        cuts.append(i)
+        prev_decorator = stripped.startswith("@")
+    if len(cuts) < 2:
+        return []
+    out = []
+    for j, c in enumerate(cuts):
+        end = cuts[j + 1] if j + 1 < len(cuts) else len(lines)
+        out.append(Block(block.start_line + c, block.start_line + end - 1, "".join(lines[c:end]), block.kind,
+                         block.owner, broken=True))
+    return out

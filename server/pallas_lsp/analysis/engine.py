@@ -130,9 +130,9 @@ class Engine:
         reached_by_launch: dict[int, list[Reached]] = {}
         callee_cache: dict[int, tuple[Value, str | None]] = {}
         for launch in launches:
-            if launch.kernel is None:
+            if not launch.kernels:
                 continue
-            reached = reach(ev, launch.kernel)
+            reached = reach(ev, launch.kernels)
             reached_by_launch[id(launch)] = reached
             view = LaunchView(launch, ev, index, reached)
             for ctx in launch.contexts:

@@ -356,6 +356,32 @@ class Evaluator:
                 return None
         return None
 
+    def functions_of(self, v: Value, depth: int = 0) -> list[Scope]:
+        """Every local function a callable value may run: through partials and decorators,
+        lists of bodies (MPMD kernels), parameters filled by callers, and factories that
+        return a nested def."""
+        one = self.function_of(v)
+        if one is not None:
+            return [one]
+        if depth > 3:
+            return []
+        out: list[Scope] = []
+        if isinstance(v, TupleVal):
+            for n, s, o in v.items:
+                out += self.functions_of(self.value(n, s, o), depth + 1)
+        elif isinstance(v, ParamVal):
+            for inv in self.callers_of(v.scope):
+                b = self.bind_param(inv, v.name)
+                if b is not None and b.node is not None and b.scope is not None:
+                    out += self.functions_of(self.value(b.node, b.scope, b.order), depth + 1)
+        elif isinstance(v, CallVal):
+            factory = self.function_of(v.func)
+            if factory is not None:
+                for r in factory.returns:
+                    out += self.functions_of(self.value(r, factory, None), depth + 1)
+        seen: set[int] = set()
+        return [s for s in out if not (id(s) in seen or seen.add(id(s)))]
+
     # --- call graph ---------------------------------------------------------------------
     def calls_named(self, name: str) -> list[CallSite]:
         if self._calls_by_name is None:

@@ -17,18 +17,25 @@ _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
 _MAX_CALLER_DEPTH = 6
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Launch:
     api: api.LaunchAPI
     site: CallSite  # the call that builds the launch (for the decorator form: the decorator's call)
     scope: Scope  # where it is built
-    kernel: Scope | None  # the kernel function
+    kernels: list[Scope]  # the kernel function(s): several for MPMD bodies or kernels passed in
     kernel_value: Value
     options: dict[str, tuple[cst.BaseExpression, Scope, Order]]
     anchor: Span  # where the launch is shown (its callee, or the decorator)
     decorator: DecoratorSite | None = None
     bound_names: tuple[str, ...] = ()  # names the built launch is bound to
     contexts: list[Context] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<Launch {self.api.short} kernel={self.kernel_name} line={self.line}>"
+
+    @property
+    def kernel(self) -> Scope | None:
+        return self.kernels[0] if self.kernels else None
 
     @property
     def kernel_name(self) -> str:
@@ -97,14 +104,28 @@ class LaunchFinder:
                 sites.insert(0, v.site)
                 v = v.func
             elif isinstance(v, CallVal) and isinstance(v.func, (Ext, PartialVal)):
-                # A factory call: plgpu.kernel(out_type=...), pl.core_map(mesh), partial(...)(...)
+                # A factory call: plgpu.kernel(out_type=...), pl.core_map(mesh), partial(...)(...).
+                # A call that already has its kernel built the launch: calling that is not a launch.
                 a = self._launch_api(v.func)
-                if a is None:
+                if a is None or self._has_kernel(a[0], a[1] + [v.site]):
                     return None
                 return a[0], a[1] + [v.site]
             else:
                 return None
         return None
+
+    def _has_kernel(self, lapi: api.LaunchAPI, sites: list[CallSite]) -> bool:
+        if lapi.name == api.CORE_MAP:
+            return False
+        positional = 0
+        for i, site in enumerate(sites):
+            args = site.node.args[1:] if i == 0 and self.ev.called_api(
+                self.ev.value(site.node.func, site.scope, self.ev.order_of(site))) is None and \
+                site.callee_last == "partial" else site.node.args
+            positional += len([a for a in args if a.keyword is None and not a.star])
+            if any(a.keyword is not None and a.keyword.value in lapi.kernel_keywords for a in args):
+                return True
+        return positional > 0
 
     def _options(self, sites: list[CallSite]) -> dict[str, tuple[cst.BaseExpression, Scope, Order]]:
         opts: dict[str, tuple[cst.BaseExpression, Scope, Order]] = {}
@@ -159,10 +180,10 @@ class LaunchFinder:
         if kernel_node is None:
             return None
         kval = self.ev.value(kernel_node, cs.scope, order)
-        kernel = self.ev.function_of(kval)
+        kernels = self.ev.functions_of(kval)
         site = cs
         anchor = self.index.span(cs.node.func if not is_factory_call else cs.node.func, cs.scope)
-        return Launch(lapi, site, cs.scope, kernel, kval, options, _head(anchor), None,
+        return Launch(lapi, site, cs.scope, kernels, kval, options, _head(anchor), None,
                       cs.targets if cs.use == "assign" else ())
 
     def _from_decorator(self, d: DecoratorSite) -> Launch | None:
@@ -188,9 +209,9 @@ class LaunchFinder:
                 inner = v.inner
                 break
             v = v.inner
-        kernel = self.ev.function_of(inner)
+        kernels = self.ev.functions_of(inner)
         anchor = self.index.span(d.node.decorator, d.scope)
-        return Launch(lapi, sites[-1], d.scope, kernel, inner, options, _head(anchor), d,
+        return Launch(lapi, sites[-1], d.scope, kernels, inner, options, _head(anchor), d,
                       (d.target.name,) if lapi.name != api.CORE_MAP else ())
 
 

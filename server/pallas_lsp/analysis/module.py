@@ -14,7 +14,7 @@ from typing import Iterator
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .blocks import Block, split_blocks
+from .blocks import Block, split_blocks, split_loose
 from .scopes import Binding, CallSite, DecoratorSite, Scope, WithSite, index_module
 
 
@@ -118,25 +118,31 @@ class ModuleIndex:
         self.syntax_errors: list[SyntaxProblem] = []
         self.scope = Scope("module", "<module>", None, None, None)
         self.classes: dict[str, ClassInfo] = {}
-        seen: set[int] = set()
+        self._seen: set[int] = set()
         for block in self.blocks:
-            bp = parse_block(block)
-            if id(bp) in seen:  # the same text twice in one module: give each its own facts
-                bp = _parse(block)
-            seen.add(id(bp))
-            self.parses.append((block, bp))
-            offset = block.start_line - 1 - bp.wrapper_lines
-            self._offset[id(bp)] = offset
+            bp = self._add(block)
             if bp.error is not None:
                 msg, line, col = bp.error
-                line = max(line + offset, block.start_line)
+                line = max(line + self._offset[id(bp)], block.start_line)
                 self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
-                continue
+                # Keep what still parses after a half-typed construct.
+                for part in split_loose(block)[1:]:
+                    self._add(part)
+
+    def _add(self, block: Block) -> BlockParse:
+        bp = parse_block(block)
+        if id(bp) in self._seen:  # the same text twice in one module: give each its own facts
+            bp = _parse(block)
+        self._seen.add(id(bp))
+        self.parses.append((block, bp))
+        self._offset[id(bp)] = block.start_line - 1 - bp.wrapper_lines
+        if bp.error is None:
             assert bp.root is not None
             if block.kind == "member":
                 self._merge_member(block, bp)
             else:
                 self._merge_module(bp)
+        return bp
 
     # --- stitching ---------------------------------------------------------------------
     def _merge_module(self, bp: BlockParse) -> None:

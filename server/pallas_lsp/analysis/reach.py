@@ -55,9 +55,9 @@ def _runs_decorated(ev: Evaluator, d: DecoratorSite) -> bool:
     return False
 
 
-def reach(ev: Evaluator, kernel: Scope) -> list[Reached]:
-    out: list[Reached] = [Reached(kernel, ())]
-    seen = {id(kernel)}
+def reach(ev: Evaluator, kernels: list[Scope]) -> list[Reached]:
+    out: list[Reached] = [Reached(k, ()) for k in kernels]
+    seen = {id(k) for k in kernels}
     i = 0
     while i < len(out) and len(out) < _MAX_REACHED:
         cur = out[i]
@@ -89,7 +89,7 @@ def reach(ev: Evaluator, kernel: Scope) -> list[Reached]:
                     seen.add(id(t))
                     out.append(Reached(t, cur.chain + (cs,)))
         for d in scope.decorators:
-            if id(d.target) in seen or d.index != 0 and False:
+            if id(d.target) in seen:
                 continue
             if not ev.guards_hold(d.guards, scope, ev.order_of(d)):
                 continue

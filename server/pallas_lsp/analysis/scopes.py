@@ -13,7 +13,7 @@ from typing import Iterator
 import libcst as cst
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Binding:
     name: str
     kind: str  # "assign" | "unpack" | "def" | "class" | "import" | "param" | "loop" | "with" | "aug" | "other"
@@ -25,7 +25,7 @@ class Binding:
     scope: "Scope | None" = None  # the scope it binds in (set by Scope.bind)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class CallSite:
     node: cst.Call
     scope: "Scope"
@@ -41,7 +41,7 @@ class CallSite:
     arg_names: tuple[str, ...] = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class DecoratorSite:
     node: cst.Decorator
     scope: "Scope"  # the scope the decorator expression is evaluated in
@@ -52,7 +52,7 @@ class DecoratorSite:
     seq: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class WithSite:
     node: cst.With
     scope: "Scope"
@@ -79,6 +79,9 @@ class Scope:
     # For a def: the guards/withs under which the def statement itself runs in its parent.
     def_guards: tuple[tuple[cst.BaseExpression, bool], ...] = ()
 
+    def __repr__(self) -> str:
+        return f"<Scope {self.kind} {self.qualname}>"
+
     @property
     def qualname(self) -> str:
         """``outer.inner`` for nested defs, ``Class.method`` for members."""
@@ -101,6 +104,10 @@ class Scope:
     @property
     def function_def(self) -> cst.FunctionDef | None:
         return self.node if isinstance(self.node, cst.FunctionDef) else None
+
+
+for _cls in (Binding, CallSite, DecoratorSite, WithSite):
+    _cls.__repr__ = lambda self: f"<{type(self).__name__} seq={self.seq}>"  # type: ignore[method-assign]
 
 
 def dotted_name(node: cst.CSTNode) -> str | None:
@@ -344,8 +351,7 @@ class _Indexer(cst.CSTVisitor):
         func = node.func
         while isinstance(func, cst.Call):
             func = func.func
-        dotted = dotted_name(func)
-        last = dotted.rsplit(".", 1)[-1] if dotted else ""
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         args = tuple(a.value.value for a in node.args if isinstance(a.value, cst.Name))
         inner = node.func
         while isinstance(inner, cst.Call):  # jax.jit(f)(x): f is invoked here too

@@ -220,8 +220,8 @@ class DynamicGridInGpuInterpret(Rule):
                 err += (" (with BlockSpecs that do not cover whole arrays, GPU interpret mode first fails "
                         "with a bare AssertionError)")
             yield Candidate(self, span, (self.code, id(node)), launch, context, err,
-                            f"Grid entry `{ev.index.code_of(node)}` is not a Python int ({st.reason}), and "
-                            f"GPU interpret mode needs a static grid", (), tuple(related), ())
+                            f"Grid entry `{ev.index.code_of(node)}` is not a Python int, and GPU interpret mode "
+                            f"needs a static grid ({st.reason})", (), tuple(related), ())
 
     VALID = [
         Example(_HEADER + """

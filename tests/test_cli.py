@@ -1,0 +1,95 @@
+import json
+import subprocess
+
+from tests.conftest import CORPUS, ROOT, pallas_cli
+
+CASE = str(CORPUS / "get_global_interpret_true_basic.py")
+CLEAN = str(CORPUS / "get_global_helper_never_called_clean.py")
+
+
+def run(*args, input=None, cwd=None):
+    return subprocess.run(pallas_cli() + list(args), capture_output=True, text=True, input=input, cwd=cwd,
+                          timeout=120)
+
+
+def test_exit_codes():
+    assert run("check", CLEAN).returncode == 0
+    assert run("check", CASE).returncode == 1
+    assert run("check", "/no/such/path").returncode == 2
+    assert run("check", "--output-format", "yaml", CASE).returncode == 2
+
+
+def test_json_keys_and_positions():
+    out = json.loads(run("check", "--output-format", "json", CASE).stdout)
+    assert len(out) == 1
+    f = out[0]
+    assert set(f) == {"path", "line", "column", "end_line", "end_column", "code", "record", "severity", "message",
+                      "related"}
+    assert (f["line"], f["column"], f["code"], f["severity"]) == (9, 11, "PAL001", "error")
+    assert f["record"] == "get-global-discharge-is-not-supported-in-interpret"
+    assert {"path", "line", "message"} == set(f["related"][0])
+    assert 19 in {r["line"] for r in f["related"]}
+
+
+def test_sarif_and_github_formats():
+    sarif = json.loads(run("check", "--output-format", "sarif", CASE).stdout)
+    res = sarif["runs"][0]["results"]
+    assert sarif["version"] == "2.1.0" and res[0]["ruleId"] == "PAL001"
+    assert res[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 9
+    gh = run("check", "--output-format", "github", CASE).stdout
+    assert gh.startswith("::error file=") and ",line=9," in gh and "title=PAL001" in gh
+
+
+def test_syntax_error_file_reported_and_run_goes_on(tmp_path):
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "good.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "x.py").write_text("def f(:\n")
+    out = json.loads(run("check", "--output-format", "json", str(tmp_path)).stdout)
+    assert sorted((f["path"].rsplit("/", 1)[-1], f["code"]) for f in out) == [("bad.py", "PAL900"),
+                                                                           ("good.py", "PAL001")]
+
+
+def test_select_ignore_and_pyproject_config(tmp_path):
+    (tmp_path / "k.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    assert run("check", "--ignore", "PAL001", str(tmp_path)).returncode == 0
+    assert run("check", "--select", "PAL003", str(tmp_path)).returncode == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = ["get-global-interpret"]\n')
+    assert run("check", str(tmp_path)).returncode == 0
+    assert run("check", "--no-config", str(tmp_path)).returncode == 1
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = 3\nbogus = 1\n')
+    p = run("check", str(tmp_path))
+    assert p.returncode == 1 and "`ignore` must be a list of strings" in p.stderr and "unknown setting" in p.stderr
+
+
+def test_explain_message_traceback_and_alternative():
+    p = run("explain", "NotImplementedError: Dynamic grid bounds not (yet) supported in GPU interpret mode.")
+    assert p.returncode == 0 and "static" in p.stdout and "interpret_pallas_call.py" in p.stdout
+    tb = "Traceback (most recent call last):\n  File \"x.py\", line 3\nTypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>\n"
+    p = run("explain", "-", input=tb)
+    assert p.returncode == 0 and "get_global discharge is not supported" in p.stdout and "PAL001" in p.stdout
+    assert run("explain", "something unrelated").returncode == 1
+
+
+def test_explain_with_user_records(tmp_path):
+    rec = {"id": "u1", "slug": "my-error", "errorMessage": "boom", "messagePattern": "boom", "errorClass": "E"}
+    (tmp_path / "r.json").write_text(json.dumps(rec))
+    (tmp_path / "bad.json").write_text("{")
+    p = run("explain", "--records", str(tmp_path), "E: boom")
+    assert p.returncode == 0 and "my-error" in p.stdout
+    assert "bad.json" in p.stderr
+
+
+def test_rules_lists_codes_records_and_versions():
+    rows = json.loads(run("rules", "--format", "json").stdout)
+    assert [r["code"] for r in rows] == ["PAL001", "PAL002", "PAL003", "PAL004"]
+    assert all(r["record_loaded"] and r["verified_on_jax"] for r in rows)
+    assert "PAL004" in run("rules").stdout
+
+
+def test_module_entry_point():
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", CLEAN], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert p.returncode == 0
