@@ -43,3 +43,23 @@ def test_valid_example_is_not_flagged(case):
     cls, _, ex = case
     result = analyse(ex.code, "example.py")
     assert [f for f in result.findings if f.record is not None] == []
+
+
+CASES_FIXED = [(cls, i, ex) for cls in RULE_CLASSES for i, ex in enumerate(cls.INVALID) if ex.fixes]
+
+
+@pytest.mark.parametrize("case", CASES_FIXED, ids=[_id(c) for c in CASES_FIXED])
+def test_declared_fixes_are_offered_and_remove_the_finding(case):
+    from pallas_lsp.analysis.edits import apply_edits
+
+    cls, _, ex = case
+    (finding,) = [f for f in analyse(ex.code, "example.py").findings if f.code == cls.code]
+    titles = [f.title for f in finding.fixes]
+    for title in ex.fixes:
+        assert title in titles, titles
+        fix = finding.fixes[titles.index(title)]
+        fixed = apply_edits(ex.code, fix.edits)
+        assert fixed != ex.code
+        after = analyse(fixed, "example.py")
+        assert not after.syntax_errors, fixed
+        assert [f for f in after.findings if f.record is not None] == [], fixed

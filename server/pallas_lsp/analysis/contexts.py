@@ -64,6 +64,11 @@ class Context:
     forced: bool = False  # set by a force_/set_ interpret-mode call
     cuda_lowering: bool = False  # compiled for CUDA by an explicit lower()/export
     caller: str = ""  # "`test_mha` (tests/test_attention.py:40)" when a caller decides the mode
+    # Where the interpret params are built (the InterpretGPUParams(...) call, or the force_
+    # call that creates default ones), for fixes that edit them.
+    params_site: object = field(default=None, compare=False, hash=False)
+    # The launch's own interpret= keyword decides the mode (a fix may remove it).
+    from_launch_keyword: bool = False
 
     @property
     def mode_line(self) -> int | None:

@@ -32,6 +32,7 @@ class LaunchView:
     ev: Evaluator
     index: ModuleIndex
     reached: list[Reached]
+    all_launches: list[Launch] = field(default_factory=list)
 
 
 @dataclass
@@ -134,7 +135,7 @@ class Engine:
                 continue
             reached = reach(ev, launch.kernels)
             reached_by_launch[id(launch)] = reached
-            view = LaunchView(launch, ev, index, reached)
+            view = LaunchView(launch, ev, index, reached, launches)
             for ctx in launch.contexts:
                 if ctx.mode == Mode.UNKNOWN:
                     continue

@@ -1,7 +1,7 @@
 """Find every kernel launch in a module and work out the contexts it runs in."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -29,6 +29,7 @@ class Launch:
     decorator: DecoratorSite | None = None
     bound_names: tuple[str, ...] = ()  # names the built launch is bound to
     contexts: list[Context] = field(default_factory=list)
+    option_sites: dict[str, CallSite] = field(default_factory=dict)  # the call each keyword is written in
 
     def __repr__(self) -> str:
         return f"<Launch {self.api.short} kernel={self.kernel_name} line={self.line}>"
@@ -136,6 +137,14 @@ class LaunchFinder:
                     opts[a.keyword.value] = (a.value, site.scope, order)
         return opts
 
+    def _option_sites(self, sites: list[CallSite]) -> dict[str, CallSite]:
+        out: dict[str, CallSite] = {}
+        for site in sites:
+            for a in site.node.args:
+                if a.keyword is not None:
+                    out[a.keyword.value] = site
+        return out
+
     def _from_call(self, cs: CallSite) -> Launch | None:
         order = self.ev.order_of(cs)
         callee = self.ev.value(cs.node.func, cs.scope, order)
@@ -184,7 +193,9 @@ class LaunchFinder:
         site = cs
         anchor = self.index.span(cs.node.func if not is_factory_call else cs.node.func, cs.scope)
         return Launch(lapi, site, cs.scope, kernels, kval, options, _head(anchor), None,
-                      cs.targets if cs.use == "assign" else ())
+                      cs.targets if cs.use == "assign" else (),
+                      option_sites=self._option_sites(sites if is_factory_call or lapi.name == api.CORE_MAP
+                                                      else sites + [cs]))
 
     def _from_decorator(self, d: DecoratorSite) -> Launch | None:
         order = self.ev.order_of(d)
@@ -212,7 +223,7 @@ class LaunchFinder:
         kernels = self.ev.functions_of(inner)
         anchor = self.index.span(d.node.decorator, d.scope)
         return Launch(lapi, sites[-1], d.scope, kernels, inner, options, _head(anchor), d,
-                      (d.target.name,) if lapi.name != api.CORE_MAP else ())
+                      (d.target.name,) if lapi.name != api.CORE_MAP else (), option_sites=self._option_sites(sites))
 
 
 def _tail(node: cst.CSTNode) -> str:
@@ -279,7 +290,7 @@ class ContextResolver:
             short = ("plgpu." if gpu else "pltpu.") + cs.callee_last + "()"
             if params is None:
                 ctx = Context(Mode.GPU_INTERPRET if gpu else Mode.TPU_INTERPRET, (Evidence(span, short),),
-                              inline_mgpu="error", forced=True)
+                              inline_mgpu="error", forced=True, params_site=cs)
             else:
                 ctx = self.classify(params, cs.scope, self.ev.order_of(cs), span, short)
                 if ctx is None or ctx.mode in (Mode.UNKNOWN,):
@@ -287,7 +298,7 @@ class ContextResolver:
                 if not ctx.mode.is_interpret:
                     continue  # force_*(None): no forcing
                 ctx = Context(ctx.mode, (Evidence(span, short),) + ctx.evidence[1:], ctx.certain, ctx.inline_mgpu,
-                              forced=True)
+                              forced=True, params_site=ctx.params_site)
             with_site = self._with_of(cs)
             if fn in (api.FORCE_GPU_INTERPRET, api.FORCE_TPU_INTERPRET):
                 if with_site is None:
@@ -467,7 +478,9 @@ class ContextResolver:
             if ctx.mode == Mode.COMPILED:
                 results.append(self.compiled(launch, cuda_lowering, ctx.evidence))
             else:
-                results.append(ctx)
+                # The launch's own keyword decides when the value is written right there.
+                direct = ctx.mode_line == span.line and not ctx.caller
+                results.append(replace(ctx, from_launch_keyword=direct))
         return results or [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
 
     def compiled(self, launch: Launch, cuda_lowering: Span | None, evidence=()) -> Context:
@@ -531,7 +544,7 @@ class ContextResolver:
             extra = ()
             if v.site.node is not node:
                 extra = (Evidence(self.index.span(v.site.node, v.site.scope), "GPU interpret params"),)
-            return [Context(Mode.GPU_INTERPRET, ev + extra, inline_mgpu=mode_val)]
+            return [Context(Mode.GPU_INTERPRET, ev + extra, inline_mgpu=mode_val, params_site=v.site)]
         if name == api.TPU_INTERPRET_PARAMS and isinstance(v, CallVal):
             extra = ()
             if v.site.node is not node:

@@ -1,14 +1,17 @@
 """PAL004: a ``pallas_call`` grid entry that is not a Python int, under GPU interpret mode."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from ..analysis import api
 from ..analysis.contexts import Context, Mode
-from ..analysis.evaluate import CallVal, Const, Evaluator, Order, TupleVal
-from ..analysis.findings import Related
+from ..analysis.evaluate import CallVal, Const, Decorated, Evaluator, Ext, Order, PartialVal, TupleVal
+from ..analysis.findings import Fix, Related, TextEdit
+from ..analysis.fixes import add_kwarg, ensure_import
+from ..analysis.module import Span
 from ..analysis.scopes import Scope
 from .base import Example, Rule
 
@@ -41,6 +44,8 @@ class Staticness:
     node: cst.CSTNode | None = None  # where the dynamic value comes from
     scope: Scope | None = None
     jit_param: tuple[Scope, str] | None = None  # a traced jax.jit parameter at the root
+    jit_call: object = None  # the jax.jit(f) CallSite whose call traces it (call form)
+    param: str = ""
 
     @staticmethod
     def combine(parts: list["Staticness"]) -> "Staticness":
@@ -134,7 +139,8 @@ class StaticEvaluator:
             idx = pnames.index(name) if name in pnames else -1
             if idx not in nums and name not in names:
                 return Staticness("dynamic", f"`{name}` is an argument of `{fn.name}`, which jax.jit traces "
-                                  f"(it is not in static_argnames)", fn.node, fn, jit_param=(fn, name))
+                                  f"(it is not in static_argnames)", fn.node, fn.parent, jit_param=(fn, name),
+                                  param=name)
             return STATIC
         invs = [i for i in ev.callers_of(fn) if i.how != "passed"]
         if not invs:
@@ -146,9 +152,11 @@ class StaticEvaluator:
                 parts.append(UNKNOWN)
                 continue
             if b.traced:
+                jit_call = ev.site_of(inv.site.node.func, inv.site.scope) \
+                    if isinstance(inv.site.node.func, cst.Call) else None
                 parts.append(Staticness(
                     "dynamic", f"`{name}` is passed to `{fn.name}` through jax.jit, which traces it",
-                    inv.site.node, inv.site.scope))
+                    inv.site.node, inv.site.scope, jit_call=jit_call, param=name))
                 continue
             parts.append(self.of(b.node, b.scope, b.order))
         return Staticness.combine(parts)
@@ -219,9 +227,10 @@ class DynamicGridInGpuInterpret(Rule):
             if _has_partial_blocks(ev, launch):
                 err += (" (with BlockSpecs that do not cover whole arrays, GPU interpret mode first fails "
                         "with a bare AssertionError)")
+            fixes = tuple(f for f in (static_argnames_fix(ev, st), unwrap_fix(ev, se, st, node)) if f is not None)
             yield Candidate(self, span, (self.code, id(node)), launch, context, err,
                             f"Grid entry `{ev.index.code_of(node)}` is not a Python int, and GPU interpret mode "
-                            f"needs a static grid ({st.reason})", (), tuple(related), ())
+                            f"needs a static grid ({st.reason})", (), tuple(related), fixes)
 
     VALID = [
         Example(_HEADER + """
@@ -305,7 +314,8 @@ def main():
 
 if __name__ == "__main__":
     main()
-""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode")),
+""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
+            fixes=("Make `num_steps` static: add it to static_argnames of jax.jit",)),
         Example(_HEADER + """
 
 def kernel(x_ref, o_ref):
@@ -323,8 +333,103 @@ def main():
 
 if __name__ == "__main__":
     main()
-""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode")),
+""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
+            fixes=("Use the Python int `x.shape[0] // 4` instead of `jnp.int32(x.shape[0] // 4)`",)),
+        Example(_HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = -x_ref[...]
+
+
+def negate(x, n):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(n,),  # error
+                          interpret=plgpu.InterpretGPUParams())(x)
+
+
+def main():
+    print(jax.jit(negate)(jnp.ones((8,), jnp.float32), 1))
+
+
+if __name__ == "__main__":
+    main()
+""", note="jax.jit applied at the call site traces `n` too.",
+            raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
+            fixes=("Make `n` static: add it to static_argnames of jax.jit",)),
     ]
+
+
+_SCALAR_CTORS = re.compile(r"^(jax\.numpy|numpy)\.(u?int(8|16|32|64)?|int_|asarray|array)$")
+
+
+def static_argnames_fix(ev: Evaluator, st: Staticness) -> Fix | None:
+    """Add the traced parameter to static_argnames of the jax.jit that traces it."""
+    if not st.param:
+        return None
+    index = ev.index
+    quoted = f'("{st.param}",)'
+    title = f"Make `{st.param}` static: add it to static_argnames of jax.jit"
+    if st.jit_call is not None:
+        site = st.jit_call
+        return _extend_static(ev, site, st.param, title) or \
+            Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True)
+    if st.jit_param is None:
+        return None
+    fn = st.jit_param[0]
+    v = ev.def_value(fn)
+    while isinstance(v, Decorated):
+        d = v.decorator
+        name = ev.ext_name(d) or ev.called_api(d) or (
+            d.func.name if isinstance(d, PartialVal) and isinstance(d.func, Ext) else None)
+        if name == api.JIT:
+            if isinstance(d, Ext):
+                functools_name, imp = ensure_import(index, "functools")
+                dec = v.site.node.decorator
+                text = f"{functools_name}.partial({index.code_of(dec)}, static_argnames={quoted})"
+                edits = [TextEdit(index.span(dec, v.site.scope), text)] + ([imp] if imp else [])
+                return Fix(title, tuple(edits), preferred=True)
+            site = d.site if isinstance(d, (CallVal, PartialVal)) else None
+            if site is None:
+                return None
+            return _extend_static(ev, site, st.param, title) or \
+                Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True)
+        v = v.inner
+    return None
+
+
+def _extend_static(ev: Evaluator, site, param: str, title: str) -> Fix | None:
+    node = ev.kwarg(site, "static_argnames")
+    if node is None:
+        return None
+    index = ev.index
+    if isinstance(node, (cst.Tuple, cst.List)) and node.elements:
+        last = index.span(node.elements[-1].value, site.scope)
+        return Fix(title, (TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col),
+                                    f', "{param}"'),), preferred=True)
+    if isinstance(node, cst.SimpleString):
+        return Fix(title, (TextEdit(index.span(node, site.scope), f'({index.code_of(node)}, "{param}")'),),
+                   preferred=True)
+    return None
+
+
+def unwrap_fix(ev: Evaluator, se: "StaticEvaluator", st: Staticness, entry: cst.CSTNode) -> Fix | None:
+    """``jnp.int32(x.shape[0] // 4)`` of a static value: use the Python int itself."""
+    call = st.node
+    if not isinstance(call, cst.Call) or len(call.args) != 1 or st.scope is None:
+        return None
+    name = ev.ext_name(ev.value(call.func, st.scope, None))
+    if not name or not _SCALAR_CTORS.match(name):
+        return None
+    arg = call.args[0].value
+    if se.of(arg, st.scope, None).kind != "static":
+        return None
+    text = ev.index.code_of(arg)
+    is_rhs = any(b.node is call for bs in st.scope.bindings.values() for b in bs)
+    if not (is_rhs or call is entry or isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript, cst.Call,
+                                                           cst.Integer))):
+        text = f"({text})"
+    return Fix(f"Use the Python int `{text}` instead of `{ev.index.code_of(call)}`",
+               (TextEdit(ev.index.span(call, st.scope), text),), preferred=True)
 
 
 def _has_partial_blocks(ev: Evaluator, launch) -> bool:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from ..analysis import api
 from ..analysis.contexts import Mode
+from ..analysis.evaluate import Ext
+from ..analysis.fixes import move_to_scratch_fix, run_compiled_fix
 from .base import ApiInContextRule, Example
 
 _HEADER = """import jax
@@ -52,6 +54,24 @@ class GetGlobalInInterpretMode(ApiInContextRule):
 
     def headline(self, hit) -> str:
         return "`pl.get_global` cannot run in interpret mode"
+
+    def fixes(self, hit) -> list:
+        out = []
+        arg = hit.ev.posarg(hit.call, 0)
+        what = hit.ev.value(arg, hit.call.scope, hit.ev.order_of(hit.call)) if arg is not None else None
+        name = what.name if isinstance(what, Ext) else None
+        # Measured under jax 0.12: a plgpu semaphore passed as scratch runs under interpret=True; a TPU
+        # semaphore as scratch runs under TPU interpret params; under GPU interpret params it fails.
+        if (hit.context.mode == Mode.INTERPRET and name == f"{api.PLGPU}.SemaphoreType.REGULAR") or \
+                (hit.context.mode == Mode.TPU_INTERPRET and hit.launch.api.name == api.PALLAS_CALL
+                 and name is not None and name.startswith(f"{api.PLTPU}.SemaphoreType.")):
+            fix = move_to_scratch_fix(hit, "Pass the semaphore to the kernel as scratch ({key}=[{what}])")
+            if fix is not None:
+                out.append(fix)
+        rc = run_compiled_fix(hit.ev.index, hit.launch, hit.context)
+        if rc is not None:
+            out.append(rc)
+        return out
 
     VALID = [
         Example(_HEADER + """
@@ -127,7 +147,8 @@ def main():
 
 if __name__ == "__main__":
     main()
-""", raises=("TypeError", r"No ir_type_handler for aval type")),
+""", raises=("TypeError", r"No ir_type_handler for aval type"),
+            fixes=("Pass the semaphore to the kernel as scratch (scratch_shapes=[plgpu.SemaphoreType.REGULAR])",)),
         Example(_HEADER + """
 
 def acquire():

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext
+from ..analysis.fixes import move_to_scratch_fix
 from .base import ApiInContextRule, Example
 
 _HEADER = """import jax
@@ -65,6 +66,14 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
         desc = what[1].split(" (")[0] if what else "this value"
         return f"`pl.get_global` only supports GMEM semaphores in a compiled Mosaic GPU kernel, not {desc}"
 
+    def fixes(self, hit) -> list:
+        if what_is_requested(hit) is None or what_is_requested(hit)[0] in (
+                f"{api.PLGPU}.SemaphoreType.BARRIER",) or ".SemaphoreType." in what_is_requested(hit)[0]:
+            return []
+        fix = move_to_scratch_fix(hit, "Allocate it as kernel scratch ({key}=[{what}]); note that scratch lives "
+                                       "for one kernel invocation, a global persists across invocations")
+        return [fix] if fix is not None else []
+
     VALID = [
         Example(_HEADER + """
 
@@ -121,7 +130,9 @@ def main():
 
 if __name__ == "__main__":
     main()
-""", oracle="lower-cuda", raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<smem>")),
+""", oracle="lower-cuda", raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<smem>"),
+            fixes=("Allocate it as kernel scratch (scratch_types=[plgpu.SMEM((128,), jnp.float32)]); note that "
+                   "scratch lives for one kernel invocation, a global persists across invocations",)),
         Example(_HEADER + """
 
 def body(o_ref):

@@ -4,7 +4,8 @@ from __future__ import annotations
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext, TupleVal
-from ..analysis.findings import Related
+from ..analysis.findings import Fix, Related
+from ..analysis.fixes import add_kwarg, local_name_for, run_compiled_fix
 from ..analysis.reach import is_inline_mgpu
 from .base import ApiInContextRule, Example
 
@@ -103,6 +104,35 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         name = hit.ev.index.code_of(hit.call.node.func)
         return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.mode.words}"
 
+    def fixes(self, hit) -> list:
+        out = []
+        factory = _factory(hit)
+        ctx = hit.context
+        site = ctx.params_site
+        if ctx.mode == Mode.GPU_INTERPRET and ctx.inline_mgpu == "error" and factory is not None \
+                and not _returns_value(hit, factory) and site is not None:
+            index = hit.ev.index
+            called = hit.ev.ext_name(hit.ev.value(site.node.func, site.scope, hit.ev.order_of(site)))
+            edit = None
+            if called == api.GPU_INTERPRET_PARAMS:
+                edit = add_kwarg(index, site.node, site.scope, "inline_mgpu", '"ignore"')
+            elif called == api.FORCE_GPU_INTERPRET and not site.node.args:
+                cls = local_name_for(index, api.GPU_INTERPRET_PARAMS)
+                if cls is not None:
+                    sp = index.span(site.node, site.scope)
+                    from ..analysis.findings import TextEdit
+                    from ..analysis.module import Span
+
+                    edit = TextEdit(Span(sp.end_line, sp.end_col - 1, sp.end_line, sp.end_col - 1),
+                                    f'{cls}(inline_mgpu="ignore")')
+            if edit is not None:
+                out.append(Fix('Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped '
+                               'while interpreting)', (edit,), preferred=True))
+        rc = run_compiled_fix(hit.ev.index, hit.launch, ctx)
+        if rc is not None:
+            out.append(rc)
+        return out
+
     def related(self, hit) -> list:
         factory = _factory(hit)
         if factory is None:
@@ -189,5 +219,6 @@ def main():
 
 if __name__ == "__main__":
     main()
-""", raises=("ValueError", r"GPU interpret mode does not support `inline_mgpu`")),
+""", raises=("ValueError", r"GPU interpret mode does not support `inline_mgpu`"),
+            fixes=('Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped while interpreting)',)),
     ]
