@@ -1,0 +1,1 @@
+"""Oracle tests: every prediction checked against real JAX (run ``scripts/oracle-env`` first)."""
