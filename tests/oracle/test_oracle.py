@@ -49,6 +49,15 @@ class ExampleCase:
     def program(self) -> Program:
         return Program(f"{self.rule.code.lower()}_{self.kind}_{self.index}.py", self.example.code)
 
+    def check_how_it_runs(self) -> None:
+        """A "lower-cuda" example must do the CUDA lowering itself: the oracle only runs it."""
+        ex = self.example
+        assert ex.oracle in ("run", "lower-cuda"), f"{self.id}: unknown oracle {ex.oracle!r}"
+        if ex.oracle == "lower-cuda":
+            assert re.search(r"""(lowering_)?platforms\s*=\s*[(\[]\s*["']cuda["']""", ex.code), (
+                f"{self.id}: a lower-cuda example must lower for CUDA in its own text "
+                "(jax.jit(f).trace(...).lower(lowering_platforms=(\"cuda\",)))")
+
     def oracle_programs(self) -> list[Program]:
         return [self.program()]
 
@@ -111,6 +120,7 @@ def test_invalid_example_raises_what_the_rule_says(case: ExampleCase, oracle) ->
     ex = case.example
     assert ex.raises, f"{case.id}: an INVALID example must say what JAX raises (raises=(class, regex))"
     cls, pattern = ex.raises
+    case.check_how_it_runs()
     res = oracle.result(case.program())
     assert res.outcome == "raises", f"{case.id}: expected {cls} /{pattern}/, but the program {res.describe()}"
     assert res.error_class == cls, f"{case.id}: expected {cls} /{pattern}/, but the program {res.describe()}"
@@ -120,6 +130,7 @@ def test_invalid_example_raises_what_the_rule_says(case: ExampleCase, oracle) ->
 
 @pytest.mark.parametrize("case", VALID, ids=_ids(VALID))
 def test_valid_example_runs_clean(case: ExampleCase, oracle) -> None:
+    case.check_how_it_runs()
     res = oracle.result(case.program())
     assert res.outcome == "clean", f"{case.id}: a VALID example must run clean, but it {res.describe()}"
 
