@@ -1,0 +1,55 @@
+"""Facts about the user's Python environment, read from files only (never by importing)."""
+from __future__ import annotations
+
+import glob
+import os
+from functools import lru_cache
+from pathlib import Path
+
+
+def _site_packages(prefix: Path) -> list[Path]:
+    pats = [prefix / "lib" / "python3*" / "site-packages", prefix / "Lib" / "site-packages"]
+    out: list[Path] = []
+    for p in pats:
+        out += [Path(x) for x in glob.glob(str(p))]
+    return out
+
+
+@lru_cache(maxsize=32)
+def _jax_version_at(prefix: str, stamp: float) -> str | None:
+    for sp in _site_packages(Path(prefix)):
+        for meta in sorted(sp.glob("jax-*.dist-info/METADATA")):
+            try:
+                for line in meta.read_text(encoding="utf-8", errors="replace").splitlines()[:40]:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+            except OSError:
+                continue
+    return None
+
+
+def environment_prefix(setting: str | None, root: Path | None) -> Path | None:
+    """The workspace's environment: the setting (a venv folder or its python), else a .venv or
+    venv folder at the workspace root."""
+    if setting:
+        p = Path(setting)
+        if p.is_file():  # .../bin/python
+            p = p.parent.parent
+        return p if p.exists() else None
+    if root is not None:
+        for name in (".venv", "venv", "env"):
+            cand = root / name
+            if (cand / "pyvenv.cfg").exists():
+                return cand
+    return None
+
+
+def workspace_jax_version(setting: str | None, root: Path | None) -> str | None:
+    prefix = environment_prefix(setting, root)
+    if prefix is None:
+        return None
+    try:
+        stamp = os.stat(prefix).st_mtime
+    except OSError:
+        return None
+    return _jax_version_at(str(prefix), stamp)

@@ -1,0 +1,1 @@
+"""The language server: a thin adapter from LSP to the analysis core."""

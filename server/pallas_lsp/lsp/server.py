@@ -1,0 +1,860 @@
+"""``pallas-lsp serve``: a pygls 2 server over the analysis core.
+
+State lives in :class:`PallasServer` (documents, notebooks, settings, results);
+each LSP method has one small handler below. Analysis runs on a worker thread,
+debounced per document for push clients, on demand for pull clients; a result
+for a version the client has moved past is never published.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import queue
+import sys
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from .. import __version__
+from ..analysis.engine import AnalysisResult, Engine
+from ..analysis.findings import Finding
+from ..analysis.fixes import suppression_fix
+from ..analysis.module import Span
+from ..config import Config, find_config
+from ..explain import explain_text, explanation_markdown
+from ..present import finding_hover, interpret_hover, launch_hover, launch_lens_title, problems_of
+from ..records import RecordStore, default_store
+from ..rules import RULE_CLASSES
+from .convert import Location, fix_payload, payload_to_edit, to_diagnostic, to_range
+from .documents import CellSlice, Document, Notebook, cell_of, join_cells
+from .positions import UTF16
+from .settings import Settings, parse_settings
+
+log = logging.getLogger("pallas_lsp")
+FIX_ALL_KIND = "source.fixAll.pallas-lsp"
+EXPLAIN_COMMAND = "pallas-lsp.explainError"
+SHOW_LAUNCH_COMMAND = "pallas-lsp.showLaunch"
+
+
+def uri_to_path(uri: str) -> str | None:
+    p = urlparse(uri)
+    if p.scheme != "file":
+        return None
+    path = unquote(p.path)
+    if os.name == "nt" and path.startswith("/") and len(path) > 2 and path[2] == ":":
+        path = path[1:]
+    return path
+
+
+# --- protocol: we keep documents ourselves (LSP line semantics, no disk reads) -------------------
+class PallasProtocol(LanguageServerProtocol):
+    """pygls's document store splits lines like str.splitlines and reads unopened files from
+    disk; the server keeps its own documents, so these built-ins only forward."""
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params):
+        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield h, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params):
+        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield h, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params):
+        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield h, (params,), None
+
+    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def lsp_notebook_document__did_open(self, params):
+        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)) is not None:
+            yield h, (params,), None
+
+    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(self, params):
+        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)) is not None:
+            yield h, (params,), None
+
+    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def lsp_notebook_document__did_close(self, params):
+        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)) is not None:
+            yield h, (params,), None
+
+
+# --- analysis worker ---------------------------------------------------------------------------
+class Worker:
+    """One daemon thread that runs analyses in order (a shutdown never waits for it)."""
+
+    def __init__(self) -> None:
+        self.q: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="pallas-analysis", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            fn, fut, loop = self.q.get()
+            try:
+                res = fn()
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+                loop.call_soon_threadsafe(_set_exc, fut, exc)
+            else:
+                loop.call_soon_threadsafe(_set_result, fut, res)
+
+    def submit(self, fn: Callable[[], Any]) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self.q.put((fn, fut, loop))
+        return fut
+
+
+def _set_result(fut: asyncio.Future, res: Any) -> None:
+    if not fut.done():
+        fut.set_result(res)
+
+
+def _set_exc(fut: asyncio.Future, exc: BaseException) -> None:
+    if not fut.done():
+        fut.set_exception(exc)
+
+
+@dataclass
+class Analysed:
+    """One analysis of a unit (a text document, or a notebook's code cells as one module)."""
+
+    gen: int
+    text: str
+    result: AnalysisResult
+    slices: list[CellSlice] | None  # notebooks: where each cell is in the joined text
+    docs: dict[str, Document]  # frozen copies of the analysed documents
+    unit: str
+    diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
+
+    def locate(self, line: int) -> Location | None:
+        """Where a line of the analysed (joined) text lives."""
+        if self.slices is None:
+            doc = self.docs.get(self.unit)
+            return Location(doc, 0) if doc is not None else None
+        hit = cell_of(self.slices, line)
+        if hit is None:
+            return None
+        doc = self.docs.get(hit[0].uri)
+        return Location(doc, hit[0].first_line - 1) if doc is not None else None
+
+
+def diagnostics_of(a: Analysed, store: RecordStore, caps: "Caps") -> dict[str, list[lsp.Diagnostic]]:
+    out: dict[str, list[lsp.Diagnostic]] = {uri: [] for uri in a.docs}
+    for f in a.result.findings:
+        rec = store.by_slug(f.record) if f.record else None
+        href = rec.github_url if rec is not None and rec.github_url and caps.code_description else None
+        got = to_diagnostic(f, a.locate, caps.encoding, related_support=caps.related, href=href, version=None)
+        if got is not None:
+            out.setdefault(got[0], []).append(got[1])
+    return out
+
+
+@dataclass
+class Caps:
+    """Client capabilities folded into plain booleans once."""
+
+    pull: bool = False
+    related: bool = False
+    code_description: bool = False
+    refresh: bool = False
+    configuration: bool = False
+    watch_dynamic: bool = False
+    code_lens_refresh: bool = False
+    encoding: str = UTF16
+
+
+class PallasServer(LanguageServer):
+    def __init__(self) -> None:
+        nb_sync = lsp.NotebookDocumentSyncOptions(
+            notebook_selector=[lsp.NotebookDocumentFilterWithCells(
+                notebook="*", cells=[lsp.NotebookCellLanguage(language="python")])],
+            save=False,
+        )
+        super().__init__("pallas-lsp", __version__, protocol_cls=PallasProtocol,
+                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=nb_sync)
+        self.engine = Engine()
+        self.docs: dict[str, Document] = {}
+        self.notebooks: dict[str, Notebook] = {}
+        self.gens: dict[str, int] = {}  # unit -> generation, bumped by every change
+        self.analysed: dict[str, Analysed] = {}
+        self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
+        self.debounce: dict[str, asyncio.Task] = {}
+        self.caps = Caps()
+        self.settings = Settings()
+        self.init_options: Any = None
+        self.worker = Worker()
+        self._stores: dict[tuple, RecordStore] = {}
+        self.root: Path | None = None
+        self.settings_gen = 0
+
+    # --- units ----------------------------------------------------------------------------
+    def unit_of(self, uri: str) -> str:
+        doc = self.docs.get(uri)
+        return doc.notebook if doc is not None and doc.notebook else uri
+
+    def uris_of(self, unit: str) -> list[str]:
+        nb = self.notebooks.get(unit)
+        return list(nb.cells) if nb is not None else [unit]
+
+    def bump(self, unit: str) -> int:
+        self.gens[unit] = self.gens.get(unit, 0) + 1
+        return self.gens[unit]
+
+    # --- configuration ----------------------------------------------------------------------
+    def config_for(self, unit: str) -> Config:
+        path = uri_to_path(unit)
+        base = Config(select=self.settings.select, ignore=self.settings.ignore,
+                      records=tuple(self.settings.records))
+        if path is None:
+            return base
+        try:
+            cfg = find_config(path, stop_at=self.root)
+        except Exception:  # noqa: BLE001 - a broken config never stops analysis
+            log.exception("reading config for %s", path)
+            return base
+        for p in cfg.problems:
+            self.notify_problem(p)
+        return cfg.merged(base)
+
+    def store_for(self, cfg: Config) -> RecordStore:
+        key = tuple(sorted(cfg.records))
+        mtimes = []
+        for r in key:
+            try:
+                mtimes.append(os.stat(r).st_mtime_ns)
+            except OSError:
+                mtimes.append(0)
+        full = key + tuple(mtimes)
+        store = self._stores.get(full)
+        if store is None:
+            store = default_store()
+            for r in key:
+                if not Path(r).exists():
+                    self.notify_problem(f"records file not found: {r}")
+                    continue
+                for prob in store.add_path(r):
+                    self.notify_problem(f"bad record file: {prob}")
+            self._stores = {full: store}
+        return store
+
+    _told: set[str] = set()
+
+    def notify_problem(self, message: str) -> None:
+        if message in self._told:
+            return
+        self._told.add(message)
+        log.warning(message)
+        try:
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, f"pallas-lsp: {message}"))
+        except Exception:  # noqa: BLE001 - before initialize there is no client to tell
+            pass
+
+    def apply_settings(self, obj: Any) -> None:
+        new, problems = parse_settings(obj, self.settings)
+        for p in problems:
+            self.notify_problem(p)
+        if new != self.settings:
+            self.settings = new
+            self.settings_gen += 1
+            logging.getLogger("pallas_lsp").setLevel(
+                {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO,
+                 "debug": logging.DEBUG}[new.log_level])
+
+    # --- analysis ---------------------------------------------------------------------------
+    def snapshot(self, unit: str) -> tuple[str, list[CellSlice] | None, dict[str, Document]] | None:
+        """The unit's text and frozen copies of its documents, taken on the event loop, so the
+        worker converts positions against exactly the text it analysed."""
+        nb = self.notebooks.get(unit)
+        if nb is not None:
+            text, slices = join_cells(nb, self.docs)
+            docs = {s.uri: self.docs[s.uri].copy() for s in slices if s.uri in self.docs}
+            return text, slices, docs
+        doc = self.docs.get(unit)
+        if doc is None:
+            return None
+        return doc.text, None, {unit: doc.copy()}
+
+    async def ensure(self, unit: str) -> Analysed | None:
+        """The analysis of the unit's current text (computed now if needed)."""
+        gen = self.gens.get(unit, 0)
+        have = self.analysed.get(unit)
+        if have is not None and have.gen == gen:
+            return have
+        running = self.inflight.get(unit)
+        if running is not None and running[0] == gen:
+            return await asyncio.shield(running[1])
+        snap = self.snapshot(unit)
+        if snap is None:
+            return None
+        text, slices, docs = snap
+        cfg = self.config_for(unit)
+        store = self.store_for(cfg)
+        path = uri_to_path(unit) or unit
+        prev = self.analysed.get(unit)
+        caps = self.caps
+
+        def work() -> Analysed:
+            result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+            if result.syntax_errors and prev is not None:
+                _carry_over(prev, result, text)
+            a = Analysed(gen, text, result, slices, docs, unit)
+            a.diagnostics = diagnostics_of(a, store, caps)
+            return a
+
+        fut = self.worker.submit(work)
+        self.inflight[unit] = (gen, fut)
+        try:
+            a = await asyncio.shield(fut)
+        finally:
+            if self.inflight.get(unit, (None, None))[1] is fut:
+                del self.inflight[unit]
+        if unit not in self.analysed or self.analysed[unit].gen <= gen:
+            self.analysed[unit] = a
+        return a
+
+    def schedule(self, unit: str) -> None:
+        """Push clients: re-analyse after the debounce and publish; pull clients ask themselves."""
+        if self.caps.pull:
+            return
+        old = self.debounce.pop(unit, None)
+        if old is not None:
+            old.cancel()
+        self.debounce[unit] = asyncio.ensure_future(self._debounced(unit))
+
+    async def _debounced(self, unit: str) -> None:
+        try:
+            delay = self.settings.debounce_ms / 1000
+            if delay:
+                await asyncio.sleep(delay)
+            gen = self.gens.get(unit, 0)
+            a = await self.ensure(unit)
+            if a is None or a.gen != self.gens.get(unit, 0) or gen != a.gen:
+                return  # the document moved on: a newer analysis will publish
+            self.publish(unit, a)
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # noqa: BLE001
+            log.exception("analysis of %s failed", unit)
+
+    def publish(self, unit: str, a: Analysed) -> None:
+        for uri in self.uris_of(unit) if unit in self.notebooks else [unit]:
+            doc = self.docs.get(uri)
+            if doc is None:
+                continue
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=a.diagnostics.get(uri, []), version=doc.version))
+
+    def refresh_all(self) -> None:
+        """Settings, records or config changed: re-analyse every open unit."""
+        units = {self.unit_of(u) for u in self.docs}
+        for unit in units:
+            self.bump(unit)
+        if self.caps.pull:
+            if self.caps.refresh:
+                try:
+                    self.workspace_diagnostic_refresh(None)
+                except Exception:  # noqa: BLE001
+                    log.exception("diagnostic refresh")
+        else:
+            for unit in units:
+                self.schedule(unit)
+        if self.caps.code_lens_refresh:
+            try:
+                self.workspace_code_lens_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.exception("code lens refresh")
+
+    # --- lookups for requests ---------------------------------------------------------------
+    def engine_pos(self, uri: str, pos: lsp.Position, a: Analysed) -> tuple[int, int] | None:
+        doc = a.docs.get(uri)
+        if doc is None:
+            return None
+        line, col = doc.engine_position(pos.line, pos.character, self.caps.encoding)
+        if a.slices is not None:
+            cell = next((s for s in a.slices if s.uri == uri), None)
+            if cell is None:
+                return None
+            line += cell.first_line - 1
+        return line, col
+
+    def store(self, unit: str) -> RecordStore:
+        return self.store_for(self.config_for(unit))
+
+
+def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
+    """Mid-edit, a block that no longer parses would lose its findings: keep the previous
+    findings whose line is still there, unchanged, inside a broken block."""
+    broken: list[tuple[int, int]] = []
+    for block, bp in result.index.parses:
+        if bp.error is not None:
+            broken.append((block.start_line, block.end_line))
+    if not broken:
+        return
+    old_lines = prev.text.splitlines()
+    new_lines = text.splitlines()
+    have = {(f.code, f.span.line) for f in result.findings}
+    kept: list[Finding] = []
+    for f in prev.result.findings:
+        if f.record is None or not 0 < f.span.line <= len(old_lines):
+            continue
+        old = old_lines[f.span.line - 1]
+        matches = [i + 1 for lo, hi in broken for i in range(lo - 1, min(hi, len(new_lines)))
+                   if new_lines[i] == old]
+        if len(matches) != 1:
+            continue
+        delta = matches[0] - f.span.line
+        if (f.code, matches[0]) in have:
+            continue
+        from dataclasses import replace
+
+        moved = replace(f, span=Span(f.span.line + delta, f.span.col, f.span.end_line + delta, f.span.end_col),
+                        related=tuple(r for r in f.related), fixes=())
+        kept.append(moved)
+    if kept:
+        result.findings.extend(kept)
+        result.findings.sort(key=Finding.sort_key)
+
+
+server = PallasServer()
+
+
+def _guard(default: Any = None):
+    """A handler that fails logs the error and answers (the server never dies on a document)."""
+
+    def deco(fn):
+        if asyncio.iscoroutinefunction(fn):
+            async def wrapped(*args, **kwargs):
+                try:
+                    return await fn(*args, **kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001
+                    log.error("%s failed:\n%s", fn.__name__, traceback.format_exc())
+                    return default
+        else:
+            def wrapped(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except Exception:  # noqa: BLE001
+                    log.error("%s failed:\n%s", fn.__name__, traceback.format_exc())
+                    return default
+        wrapped.__name__ = fn.__name__
+        wrapped.__wrapped__ = fn
+        return wrapped
+
+    return deco
+
+
+# --- lifecycle ---------------------------------------------------------------------------------
+@server.feature(lsp.INITIALIZE)
+@_guard()
+def initialize(params: lsp.InitializeParams) -> None:
+    caps = params.capabilities
+    td = caps.text_document
+    ws = caps.workspace
+    c = server.caps
+    c.pull = bool(td and td.diagnostic)
+    c.related = bool(td and td.publish_diagnostics and td.publish_diagnostics.related_information) or c.pull
+    c.code_description = bool(td and td.publish_diagnostics and td.publish_diagnostics.code_description_support) \
+        or c.pull
+    c.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+    c.configuration = bool(ws and ws.configuration)
+    c.watch_dynamic = bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration)
+    c.code_lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+    root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
+    if root:
+        p = uri_to_path(root)
+        server.root = Path(p) if p else None
+    server.init_options = params.initialization_options
+    server.apply_settings(params.initialization_options)
+
+
+@server.feature(lsp.INITIALIZED)
+@_guard()
+async def initialized(params: lsp.InitializedParams) -> None:
+    enc = server.workspace.position_encoding
+    server.caps.encoding = str(getattr(enc, "value", enc) or UTF16)
+    log.info("pallas-lsp %s: encoding %s, %s diagnostics", __version__, server.caps.encoding,
+             "pull" if server.caps.pull else "push")
+    if server.caps.watch_dynamic:
+        watchers = [lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                    lsp.FileSystemWatcher(glob_pattern="**/*.json")]
+        try:
+            await server.client_register_capability_async(lsp.RegistrationParams(registrations=[
+                lsp.Registration(id="pallas-lsp-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                 register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers))]))
+        except Exception:  # noqa: BLE001
+            log.exception("registering file watchers")
+    await pull_configuration()
+
+
+async def pull_configuration() -> None:
+    if not server.caps.configuration:
+        return
+    try:
+        got = await asyncio.wait_for(server.workspace_configuration_async(lsp.ConfigurationParams(
+            items=[lsp.ConfigurationItem(section="pallasLsp")])), timeout=5)
+    except Exception:  # noqa: BLE001 - a client that does not answer keeps the current settings
+        log.info("workspace/configuration not answered")
+        return
+    if got and isinstance(got[0], dict):
+        before = server.settings_gen
+        server.apply_settings(got[0])
+        if server.settings_gen != before:
+            server.refresh_all()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@_guard()
+async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
+    before = server.settings_gen
+    s = params.settings
+    if isinstance(s, dict) and ("pallasLsp" in s or any(k in s for k in ("select", "ignore", "debounceMs"))):
+        server.apply_settings(s)
+    else:
+        await pull_configuration()
+    if server.settings_gen != before:
+        server.refresh_all()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@_guard()
+def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
+    server._stores.clear()
+    server._told.clear()
+    server.refresh_all()
+
+
+# --- text documents --------------------------------------------------------------------------
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+@_guard()
+def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+    td = params.text_document
+    if td.uri in server.docs and server.docs[td.uri].notebook:
+        return
+    server.docs[td.uri] = Document(td.uri, td.text, td.version, td.language_id)
+    server.bump(td.uri)
+    server.schedule(td.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+@_guard()
+def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+    doc = server.docs.get(params.text_document.uri)
+    if doc is None:
+        log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+        return
+    v = params.text_document.version
+    if v is not None and doc.version is not None and v < doc.version:
+        log.warning("didChange version %s is older than %s for %s; applied anyway", v, doc.version, doc.uri)
+    for ch in params.content_changes:
+        doc.apply_change(getattr(ch, "range", None), ch.text, server.caps.encoding)
+    doc.version = v
+    unit = server.unit_of(doc.uri)
+    server.bump(unit)
+    server.schedule(unit)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+@_guard()
+def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    doc = server.docs.get(uri)
+    if doc is None or doc.notebook:
+        return
+    del server.docs[uri]
+    server.analysed.pop(uri, None)
+    server.gens.pop(uri, None)
+    t = server.debounce.pop(uri, None)
+    if t is not None:
+        t.cancel()
+    if not server.caps.pull:
+        server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+# --- notebooks ----------------------------------------------------------------------------------
+def _open_cells(nb: Notebook, cells: list[lsp.TextDocumentItem]) -> None:
+    for c in cells:
+        d = Document(c.uri, c.text, c.version, c.language_id)
+        d.notebook = nb.uri
+        server.docs[c.uri] = d
+
+
+@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+@_guard()
+def notebook_did_open(params: lsp.DidOpenNotebookDocumentParams) -> None:
+    nd = params.notebook_document
+    nb = Notebook(nd.uri, nd.version, [c.document for c in nd.cells], {c.document: int(c.kind) for c in nd.cells})
+    server.notebooks[nd.uri] = nb
+    _open_cells(nb, params.cell_text_documents)
+    server.bump(nd.uri)
+    server.schedule(nd.uri)
+
+
+@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+@_guard()
+def notebook_did_change(params: lsp.DidChangeNotebookDocumentParams) -> None:
+    nb = server.notebooks.get(params.notebook_document.uri)
+    if nb is None:
+        return
+    nb.version = params.notebook_document.version
+    ch = params.change
+    if ch.cells is not None:
+        st = ch.cells.structure
+        if st is not None:
+            arr = st.array
+            new_cells = [c.document for c in (arr.cells or [])]
+            for c in arr.cells or []:
+                nb.kinds[c.document] = int(c.kind)
+            removed = nb.cells[arr.start:arr.start + arr.delete_count]
+            nb.cells[arr.start:arr.start + arr.delete_count] = new_cells
+            for c in st.did_close or []:
+                server.docs.pop(c.uri, None)
+                if not server.caps.pull and c.uri in removed:
+                    server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=c.uri, diagnostics=[]))
+            _open_cells(nb, st.did_open or [])
+        for c in ch.cells.data or []:
+            nb.kinds[c.document] = int(c.kind)
+        for tc in ch.cells.text_content or []:
+            doc = server.docs.get(tc.document.uri)
+            if doc is None:
+                continue
+            for change in tc.changes:
+                doc.apply_change(getattr(change, "range", None), change.text, server.caps.encoding)
+            doc.version = tc.document.version
+    server.bump(nb.uri)
+    server.schedule(nb.uri)
+
+
+@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+@_guard()
+def notebook_did_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
+    nb = server.notebooks.pop(params.notebook_document.uri, None)
+    for c in params.cell_text_documents:
+        server.docs.pop(c.uri, None)
+    if nb is not None:
+        server.analysed.pop(nb.uri, None)
+        server.gens.pop(nb.uri, None)
+
+
+# --- diagnostics (pull) ----------------------------------------------------------------------------
+@server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+                lsp.DiagnosticOptions(identifier="pallas-lsp", inter_file_dependencies=True,
+                                      workspace_diagnostics=False))
+@_guard(lsp.RelatedFullDocumentDiagnosticReport(items=[]))
+async def pull_diagnostics(params: lsp.DocumentDiagnosticParams):
+    uri = params.text_document.uri
+    if uri not in server.docs:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    unit = server.unit_of(uri)
+    a = await server.ensure(unit)
+    if a is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    result_id = f"{a.gen}.{server.settings_gen}"
+    if params.previous_result_id == result_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=a.diagnostics.get(uri, []), result_id=result_id)
+
+
+# --- hover ---------------------------------------------------------------------------------------
+def _jax_version() -> str | None:
+    from ..environment import workspace_jax_version
+
+    return workspace_jax_version(server.settings.python_environment, server.root)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+@_guard()
+async def hover(params: lsp.HoverParams) -> lsp.Hover | None:
+    uri = params.text_document.uri
+    if uri not in server.docs:
+        return None
+    unit = server.unit_of(uri)
+    a = await server.ensure(unit)
+    if a is None:
+        return None
+    pos = server.engine_pos(uri, params.position, a)
+    if pos is None:
+        return None
+    line, col = pos
+    locate = a.locate
+    store = server.store(unit)
+    for f in a.result.findings:
+        if f.span.contains(line, col):
+            loc = locate(f.span.line)
+            if loc is None:
+                continue
+            md = finding_hover(f, store, env_jax=_jax_version())
+            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(f.span, loc, server.caps.encoding))
+    for launch in a.result.launches:
+        opt = launch.options.get("interpret")
+        if opt is not None:
+            sp = a.result.index.span(opt[0], opt[1])
+            if sp.contains(line, col) or (sp.line == line and sp.col - len("interpret=") <= col <= sp.end_col):
+                md = interpret_hover(launch, sp.line)
+                loc = locate(sp.line)
+                if md and loc is not None:
+                    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md),
+                                     to_range(sp, loc, server.caps.encoding))
+        if launch.anchor.contains(line, col):
+            loc = locate(launch.anchor.line)
+            if loc is None:
+                continue
+            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, launch_hover(a.result, launch)),
+                             to_range(launch.anchor, loc, server.caps.encoding))
+    return None
+
+
+# --- code actions ----------------------------------------------------------------------------------
+def _finding_for(a: Analysed, unit: str, uri: str, d: lsp.Diagnostic) -> Finding | None:
+    """The finding a client's diagnostic stands for (for clients that drop ``data``)."""
+    pos = server.engine_pos(uri, d.range.start, a)
+    if pos is None:
+        return None
+    for f in a.result.findings:
+        if f.code == d.code and (f.span.line, f.span.col) == pos:
+            return f
+    for f in a.result.findings:
+        if f.code == d.code and f.span.line == pos[0]:
+            return f
+    return None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                                      resolve_provider=False))
+@_guard([])
+async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    uri = params.text_document.uri
+    if uri not in server.docs:
+        return []
+    unit = server.unit_of(uri)
+    a = await server.ensure(unit)
+    if a is None:
+        return []
+    only = params.context.only or []
+    actions: list[lsp.CodeAction] = []
+    want_fix_all = any(str(k).startswith("source.fixAll") or str(k) == "source" for k in only)
+    want_quick = not only or any(str(k).startswith("quickfix") for k in only)
+    locate = a.locate
+    s = server.settings
+    if want_quick:
+        for d in params.context.diagnostics:
+            if d.source != "pallas-lsp":
+                continue
+            payloads = None
+            if isinstance(d.data, dict) and isinstance(d.data.get("fixes"), list):
+                payloads = d.data["fixes"]
+            f = _finding_for(a, unit, uri, d)
+            if payloads is None:
+                payloads = [p for p in (fix_payload(fx, locate, server.caps.encoding) for fx in (f.fixes if f else ()))
+                            if p is not None]
+            if s.fix_actions:
+                for p in payloads:
+                    actions.append(lsp.CodeAction(title=p["title"], kind=lsp.CodeActionKind.QuickFix,
+                                                  diagnostics=[d], is_preferred=bool(p.get("preferred")),
+                                                  edit=payload_to_edit(p)))
+            if s.ignore_comment_actions and f is not None:
+                loc = locate(f.span.line)
+                if loc is not None:
+                    line_text = loc.doc.line(f.span.line - loc.delta - 1)
+                    fx = suppression_fix(line_text, f.span.line, f)
+                    p = fix_payload(fx, locate, server.caps.encoding)
+                    if p is not None:
+                        actions.append(lsp.CodeAction(title=p["title"], kind=lsp.CodeActionKind.QuickFix,
+                                                      diagnostics=[d], is_preferred=False, edit=payload_to_edit(p)))
+    if want_fix_all and s.fix_actions:
+        edits: dict[str, list] = {}
+        taken: list[tuple[int, int, int, int]] = []
+        for f in a.result.findings:
+            for fx in f.fixes:
+                if not fx.preferred:
+                    continue
+                spans = [(e.span.line, e.span.col, e.span.end_line, e.span.end_col) for e in fx.edits]
+                if any(_overlaps(x, y) for x in spans for y in taken):
+                    continue
+                p = fix_payload(fx, locate, server.caps.encoding)
+                if p is None:
+                    continue
+                taken += spans
+                for u, es in p["edits"].items():
+                    edits.setdefault(u, []).extend(es)
+                break
+        if edits:
+            actions.append(lsp.CodeAction(title="Fix all pallas-lsp problems", kind=FIX_ALL_KIND,
+                                          edit=payload_to_edit({"edits": edits})))
+    return actions
+
+
+def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return not ((a[2], a[3]) <= (b[0], b[1]) or (b[2], b[3]) <= (a[0], a[1]))
+
+
+# --- code lens -----------------------------------------------------------------------------------
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+@_guard([])
+async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    uri = params.text_document.uri
+    if not server.settings.code_lens or uri not in server.docs:
+        return []
+    unit = server.unit_of(uri)
+    a = await server.ensure(unit)
+    if a is None:
+        return []
+    locate = a.locate
+    lenses = []
+    for launch in a.result.launches:
+        loc = locate(launch.anchor.line)
+        if loc is None or loc.doc.uri != uri:
+            continue
+        title = launch_lens_title(launch, len(problems_of(a.result, launch)))
+        lenses.append(lsp.CodeLens(range=to_range(launch.anchor, loc, server.caps.encoding),
+                                   command=lsp.Command(title=title, command=SHOW_LAUNCH_COMMAND,
+                                                       arguments=[uri, launch.anchor.line])))
+    return lenses
+
+
+# --- commands ------------------------------------------------------------------------------------
+@server.command(EXPLAIN_COMMAND)
+@_guard({"markdown": "pallas-lsp could not explain this text.", "slugs": []})
+def explain_error(*args: Any) -> dict:
+    text = "\n".join(str(a) for a in args if isinstance(a, str))
+    store = server.store_for(Config(records=server.settings.records))
+    expl = explain_text(text, store)
+    rules_by_slug: dict[str, list[tuple[str, str]]] = {}
+    for cls in RULE_CLASSES:
+        rules_by_slug.setdefault(cls.record, []).append((cls.code, cls.name))
+    return {"markdown": explanation_markdown(expl, rules_by_slug), "slugs": [e.record.slug for e in expl]}
+
+
+@server.command(SHOW_LAUNCH_COMMAND)
+@_guard(None)
+def show_launch(*args: Any) -> None:
+    return None
+
+
+# --- entry point ---------------------------------------------------------------------------------
+def serve(tcp: str | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0

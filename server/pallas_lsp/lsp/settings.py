@@ -1,0 +1,96 @@
+"""Server settings: from initializationOptions, workspace/configuration ("pallasLsp") and
+didChangeConfiguration. Accepts the flat form and VS Code's nested form
+(``{"codeLens": {"enable": false}}``). A bad value yields a readable problem and the default."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+LOG_LEVELS = ("error", "warning", "info", "debug")
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    records: tuple[str, ...] = ()
+    debounce_ms: int = 100
+    code_lens: bool = True
+    fix_actions: bool = True
+    ignore_comment_actions: bool = True
+    log_level: str = "info"
+    cross_module: bool = True
+    python_environment: str | None = None
+
+
+_KEYS = {
+    "select": "select", "ignore": "ignore", "records": "records", "debounceMs": "debounce_ms",
+    "debounce_ms": "debounce_ms", "codeLens": "code_lens", "fixActions": "fix_actions",
+    "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
+    "pythonEnvironment": "python_environment", "codeAction": None, "path": None, "interpreter": None,
+    "importStrategy": None, "trace": None,
+}
+
+
+def _flatten(obj: dict) -> dict:
+    flat = dict(obj)
+    cl = obj.get("codeLens")
+    if isinstance(cl, dict):
+        flat["codeLens"] = cl.get("enable", True)
+    ca = obj.get("codeAction")
+    if isinstance(ca, dict):
+        if isinstance(ca.get("fixes"), dict):
+            flat["fixActions"] = ca["fixes"].get("enable", True)
+        if isinstance(ca.get("ignoreComment"), dict):
+            flat["ignoreCommentActions"] = ca["ignoreComment"].get("enable", True)
+    return flat
+
+
+def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    s = base or Settings()
+    problems: list[str] = []
+    if obj is None:
+        return s, problems
+    if not isinstance(obj, dict):
+        return s, [f"pallas-lsp settings must be an object, got {type(obj).__name__}; using defaults"]
+    if isinstance(obj.get("pallasLsp"), dict):
+        obj = obj["pallasLsp"]
+    obj = _flatten(obj)
+    updates: dict = {}
+    for key, value in obj.items():
+        field_name = _KEYS.get(key, "?")
+        if field_name is None:
+            continue
+        if field_name == "?":
+            problems.append(f"unknown pallas-lsp setting `{key}` (ignored)")
+            continue
+        if value is None:
+            continue
+        if field_name in ("select", "ignore", "records"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                problems.append(f"pallas-lsp setting `{key}` must be a list of strings; using the default")
+                continue
+            updates[field_name] = tuple(value)
+        elif field_name == "debounce_ms":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 10_000:
+                problems.append(f"pallas-lsp setting `{key}` must be a number of milliseconds between 0 and "
+                                f"10000; using the default ({Settings.debounce_ms})")
+                continue
+            updates[field_name] = int(value)
+        elif field_name in ("code_lens", "fix_actions", "ignore_comment_actions", "cross_module"):
+            if not isinstance(value, bool):
+                problems.append(f"pallas-lsp setting `{key}` must be true or false; using the default")
+                continue
+            updates[field_name] = value
+        elif field_name == "log_level":
+            if value not in LOG_LEVELS:
+                problems.append(f"pallas-lsp setting `{key}` must be one of {', '.join(LOG_LEVELS)}; using info")
+                continue
+            updates[field_name] = value
+        elif field_name == "python_environment":
+            if not isinstance(value, str):
+                problems.append(f"pallas-lsp setting `{key}` must be a path; ignored")
+                continue
+            updates[field_name] = value
+    return replace(s, **updates), problems
