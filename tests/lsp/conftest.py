@@ -30,6 +30,12 @@ async def open_client(lsp_client: LanguageClient, profile: str, init_options=Non
     lsp_client.registrations = []
     lsp_client.protocol.fm.features.setdefault(lsp.CLIENT_REGISTER_CAPABILITY,
                                                lambda params: lsp_client.registrations.append(params))
+    lsp_client.lens_refreshes = 0
+
+    def _lens_refresh(params):
+        lsp_client.lens_refreshes += 1
+
+    lsp_client.protocol.fm.features.setdefault(lsp.WORKSPACE_CODE_LENS_REFRESH, _lens_refresh)
 
     capabilities = caps or client_capabilities(PROFILES[profile])
     result = await lsp_client.initialize_session(lsp.InitializeParams(

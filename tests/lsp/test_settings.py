@@ -1,0 +1,97 @@
+"""Settings from initializationOptions, workspace/configuration and didChangeConfiguration."""
+import asyncio
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.conftest import CORPUS
+from tests.lsp.conftest import SERVER, diagnostics, open_client, open_doc
+
+BASIC = (CORPUS / "get_global_interpret_true_basic.py").read_text()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def vscode(lsp_client: LanguageClient):
+    await open_client(lsp_client, "vscode", init_options={"debounceMs": "soon", "codeLens": False,
+                                                          "ignore": ["PAL001"]})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_bad_setting_is_reported_and_defaulted(vscode):
+    for _ in range(200):
+        if vscode.messages:
+            break
+        await asyncio.sleep(0.02)
+    assert any("debounceMs" in m.message for m in vscode.messages)
+    uri = "file:///tmp/settings_case.py"
+    open_doc(vscode, uri, BASIC)
+    assert await diagnostics(vscode, uri, 1) == []  # PAL001 ignored by the initialization options
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert not lenses
+
+
+@pytest.mark.asyncio
+async def test_did_change_configuration_applies_without_restart(vscode):
+    uri = "file:///tmp/settings_case2.py"
+    open_doc(vscode, uri, BASIC)
+    assert await diagnostics(vscode, uri, 1) == []
+    n = len(vscode.published.get(uri, []))
+    vscode.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"pallasLsp": {"ignore": [], "codeLens": {"enable": True}}}))
+    for _ in range(500):
+        if len(vscode.published.get(uri, [])) > n and vscode.published[uri][-1][1]:
+            break
+        await asyncio.sleep(0.02)
+    assert [d.code for d in vscode.published[uri][-1][1]] == ["PAL001"]
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert len(lenses) == 1
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def nvim_with_config(lsp_client: LanguageClient):
+    lsp_client.set_configuration({"ignore": ["PAL001"]}, section="pallasLsp")
+    await open_client(lsp_client, "neovim")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_workspace_configuration_is_pulled(nvim_with_config):
+    client = nvim_with_config
+    uri = "file:///tmp/settings_case3.py"
+    await asyncio.sleep(0.3)  # the server asks for its configuration after `initialized`
+    open_doc(client, uri, BASIC)
+    assert await diagnostics(client, uri) == []
+
+
+@pytest.mark.asyncio
+async def test_pyproject_and_watched_records(tmp_path):
+    """[tool.pallas-lsp] above the file applies; editing it on disk and telling the server
+    (didChangeWatchedFiles) re-analyses open documents."""
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = ["PAL001"]\n')
+    kernel = tmp_path / "k.py"
+    kernel.write_text(BASIC)
+    client = LanguageClient()
+    await client.start_io(*SERVER)
+    try:
+        await open_client(client, "vscode")
+        uri = kernel.as_uri()
+        open_doc(client, uri, BASIC)
+        assert await diagnostics(client, uri, 1) == []
+        (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = []\n')
+        n = len(client.published[uri])
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+            lsp.FileEvent(uri=(tmp_path / "pyproject.toml").as_uri(), type=lsp.FileChangeType.Changed)]))
+        for _ in range(500):
+            if len(client.published[uri]) > n:
+                break
+            await asyncio.sleep(0.02)
+        assert [d.code for d in client.published[uri][-1][1]] == ["PAL001"]
+        await client.shutdown_session()
+    finally:
+        await client.stop()
