@@ -44,17 +44,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genkernels  # noqa: E402
+from common import code_state, describe_code_state, resolve  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
-
-
-def resolve(exe: str) -> str:
-    for d in (REPO / ".bench-venv" / "bin", REPO / ".venv" / "bin", Path(sys.executable).parent):
-        if (d / exe).is_file() and os.access(d / exe, os.X_OK):
-            return str(d / exe)
-    return shutil.which(exe) or exe
 
 
 # ---------------------------------------------------------------------------------------
@@ -240,9 +233,10 @@ def run_throughput(args, tools: dict[str, dict], target: Path, nfiles: int, tmp:
             print(f"   ! {e}")
     base = out.get("ours")
     if base:
+        def ratio(v: dict, phase: str) -> str:
+            return f"{v[phase]['wall_s'] / base[phase]['wall_s']:.2f}x"
         print("   wall-time ratio to ours (cold / warm): " + ", ".join(
-            f"{n} {v['cold']['wall_s'] / base['cold']['wall_s']:.2f}x / {v['warm']['wall_s'] / base['warm']['wall_s']:.2f}x"
-            for n, v in out.items() if n != "ours"))
+            f"{n} {ratio(v, 'cold')} / {ratio(v, 'warm')}" for n, v in out.items() if n != "ours"))
     return out
 
 
@@ -318,7 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     nlines = sum(f.read_bytes().count(b"\n") for f in files)
     nbytes = sum(f.stat().st_size for f in files)
     print(f"input: {len(files)} files, {nlines} lines, {nbytes / 1e6:.1f} MB staged in {src}")
-    result: dict[str, Any] = {"argv": sys.argv, "files": len(files), "lines": nlines, "bytes": nbytes}
+    state = code_state()
+    print(describe_code_state(state))
+    result: dict[str, Any] = {"argv": sys.argv, "code": state, "files": len(files), "lines": nlines,
+                              "bytes": nbytes}
     rc = 0
     if not args.linearity_only:
         tools = tool_commands(args, src, tmp / "caches")

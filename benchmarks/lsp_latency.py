@@ -34,7 +34,6 @@ import os
 import re
 import shlex
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -44,8 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genkernels  # noqa: E402
-
-REPO = Path(__file__).resolve().parent.parent
+from common import code_state, describe_code_state, resolve  # noqa: E402
 
 # name -> (command, initializationOptions, the server's own publish debounce in ms)
 DEFAULT_SERVERS: dict[str, tuple[str, Any, float]] = {
@@ -493,8 +491,8 @@ class Client:
         return "\n".join(lines[-n:])
 
 
-def client_capabilities() -> dict:
-    return {
+def client_capabilities(pull: bool = True) -> dict:
+    caps = {
         "general": {"positionEncodings": ["utf-16"]},
         "textDocument": {
             "synchronization": {"dynamicRegistration": False, "didSave": False,
@@ -506,6 +504,9 @@ def client_capabilities() -> dict:
         "workspace": {"configuration": False, "workspaceFolders": True},
         "window": {"workDoneProgress": False},
     }
+    if not pull:  # --push-only: servers must publish
+        del caps["textDocument"]["diagnostic"]
+    return caps
 
 
 # ---------------------------------------------------------------------------------------
@@ -549,7 +550,9 @@ class RunResult:
 class Session:
     """One started and initialized server."""
 
-    def __init__(self, spec: ServerSpec, root: Path, timeout: float, logdir: Path, tag: str) -> None:
+    def __init__(self, spec: ServerSpec, root: Path, timeout: float, logdir: Path, tag: str,
+                 advertise_pull: bool = True) -> None:
+        self.advertise_pull = advertise_pull
         self.spec = spec
         self.root = root
         self.timeout = timeout
@@ -568,26 +571,26 @@ class Session:
             "rootUri": _uri(self.root),
             "rootPath": str(self.root),
             "workspaceFolders": [{"uri": _uri(self.root), "name": self.root.name or "root"}],
-            "capabilities": client_capabilities(),
+            "capabilities": client_capabilities(self.advertise_pull),
         }
         if self.spec.init_options is not None:
             params["initializationOptions"] = self.spec.init_options
         _, t1, result = await self.client.request("initialize", params, self.timeout)
         caps = (result or {}).get("capabilities", {})
-        self.pull = bool(caps.get("diagnosticProvider"))
+        self.pull = bool(caps.get("diagnosticProvider")) and self.advertise_pull
         sync = caps.get("textDocumentSync")
         kind = sync.get("change") if isinstance(sync, dict) else sync
         self.full_sync = kind == 1
         self.capabilities = caps
         await self.client.notify("initialized", {})
         await asyncio.sleep(0)  # let registrations sent right after initialized arrive
-        if self.client.pull_registered:
+        if self.client.pull_registered and self.advertise_pull:
             self.pull = True
         return (t1 - t0) * 1000
 
     @property
     def mode(self) -> str:
-        return "pull" if (self.pull or self.client.pull_registered) else "push"
+        return "pull" if (self.pull or (self.client.pull_registered and self.advertise_pull)) else "push"
 
     async def _pull(self, uri: str, t_sent: float) -> tuple[float, int]:
         """Ask for diagnostics; retry on ContentModified/ServerCancelled until the timeout."""
@@ -646,11 +649,11 @@ class Session:
 
 
 async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, logdir: Path,
-                   root: Path | None, max_consecutive_timeouts: int = 3) -> RunResult:
+                   root: Path | None, max_consecutive_timeouts: int = 3, pull: bool = True) -> RunResult:
     text = path.read_text(encoding="utf-8")
     edits, _ = build_script(text)
     res = RunResult(server=spec.name, file=str(path), repeat=repeat)
-    sess = Session(spec, root or path.parent, timeout, logdir, f"{path.stem}-{repeat}")
+    sess = Session(spec, root or path.parent, timeout, logdir, f"{path.stem}-{repeat}", pull)
     try:
         res.init_ms = await sess.start()
         res.mode = sess.mode
@@ -723,10 +726,10 @@ def memory_sample(pid: int) -> dict[str, float]:
 
 
 async def soak(spec: ServerSpec, n_edits: int, n_files: int, lines: int, every: int, timeout: float,
-               workdir: Path, logdir: Path, time_limit: float) -> dict:
+               workdir: Path, logdir: Path, time_limit: float, pull: bool = True) -> dict:
     files = genkernels.write_files(workdir / f"soak-{spec.name}", n_files, lines, seed=1000)
     scripts = [build_script(p.read_text())[0] for p in files]
-    sess = Session(spec, workdir / f"soak-{spec.name}", timeout, logdir, "soak")
+    sess = Session(spec, workdir / f"soak-{spec.name}", timeout, logdir, "soak", pull)
     out: dict[str, Any] = {"server": spec.name, "files": n_files, "lines": lines, "edits": n_edits,
                            "samples": [], "error": None}
     t_start = time.perf_counter()
@@ -905,16 +908,7 @@ def print_table(title: str, rows: list[dict], baseline: str) -> None:
 
 def resolve_command(cmd: str) -> list[str]:
     argv = shlex.split(cmd)
-    exe = argv[0]
-    if "/" not in exe:
-        for d in (REPO / ".bench-venv" / "bin", REPO / ".venv" / "bin", Path(sys.executable).parent):
-            if (d / exe).is_file() and os.access(d / exe, os.X_OK):
-                argv[0] = str(d / exe)
-                break
-        else:
-            found = shutil.which(exe)
-            if found:
-                argv[0] = found
+    argv[0] = resolve(argv[0])
     return argv
 
 
@@ -949,10 +943,12 @@ async def amain(args: argparse.Namespace) -> int:
         p = tmp / f"generated_{n}_lines.py"
         p.write_text(genkernels.generate(n, seed=args.seed), encoding="utf-8")
         files.append(p)
-    print(f"servers: " + "; ".join(f"{s.name}={shlex.join(s.argv)}" + (
+    print("servers: " + "; ".join(f"{s.name}={shlex.join(s.argv)}" + (
         f" init={json.dumps(s.init_options)}" if s.init_options is not None else "") for s in specs.values()))
     print(f"temp dir (generated files, server stderr logs): {tmp}")
-    raw: dict[str, Any] = {"argv": sys.argv, "servers": {k: asdict(v) for k, v in specs.items()},
+    state = code_state()
+    print(describe_code_state(state))
+    raw: dict[str, Any] = {"argv": sys.argv, "code": state, "servers": {k: asdict(v) for k, v in specs.items()},
                            "files": [], "runs": [], "soak": []}
     rc = 0
     if args.soak:
@@ -960,13 +956,13 @@ async def amain(args: argparse.Namespace) -> int:
               f"round-robin, memory every {args.sample_every} edits")
         for spec in specs.values():
             out = await soak(spec, args.soak, args.soak_files, args.soak_lines, args.sample_every,
-                             args.timeout, tmp, logdir, args.soak_time_limit)
+                             args.timeout, tmp, logdir, args.soak_time_limit, not args.push_only)
             raw["soak"].append(out)
             first, last = (out["samples"][0], out["samples"][-1]) if out["samples"] else (None, None)
             if first and last:
                 print(f"  {spec.name}: mode {out.get('mode')}, opened {out['files']} files in "
                       f"{out.get('open_all_s', 0):.1f} s, VmRSS {first['rss_mb']:.1f} -> {last['rss_mb']:.1f} MB "
-                      f"(+{last['rss_mb'] - first['rss_mb']:.1f} MB over {last['edits']} edits), "
+                      f"({last['rss_mb'] - first['rss_mb']:+.1f} MB over {last['edits']} edits), "
                       f"VmHWM {last['hwm_mb']:.1f} MB, wall {out['wall_s']:.1f} s")
             if out["error"]:
                 print(f"  ! {spec.name}: {out['error']}")
@@ -989,7 +985,8 @@ async def amain(args: argparse.Namespace) -> int:
         runs: list[RunResult] = []
         for r in range(args.repeat):
             for spec in specs.values():
-                res = await run_file(spec, path, r, args.timeout, logdir, Path(args.root) if args.root else None)
+                res = await run_file(spec, path, r, args.timeout, logdir, Path(args.root) if args.root else None,
+                                     pull=not args.push_only)
                 runs.append(res)
                 lat = [e.latency_ms for e in res.edits if e.latency_ms is not None]
                 print(f"   run {r + 1}/{args.repeat} {spec.name:<6} {res.mode:<4} init {_fmt(res.init_ms)} ms, "
@@ -1034,6 +1031,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", help="workspace root (default: each file's folder)")
     ap.add_argument("--baseline", default="ours", help="server the ratios are against (default ours)")
     ap.add_argument("--json", metavar="OUT", help="write raw results as JSON")
+    ap.add_argument("--push-only", action="store_true",
+                    help="do not advertise pull diagnostics: every server must publish (measures push paths)")
     ap.add_argument("--show-script", action="store_true", help="print the edit script of each file")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (generated files, stderr logs)")
     ap.add_argument("--soak", type=int, metavar="N", help="soak mode: N edits round-robin over generated files")
