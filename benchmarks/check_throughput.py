@@ -101,7 +101,8 @@ def distinct_copy(text: str, tag: str) -> str:
     for row, col in marks.items():
         line = lines[row - 1]
         lines[row - 1] = line[:col] + f"  # {tag}" + line[col:]
-    return "".join(lines)
+    out = "".join(lines)
+    return out if marks else out + f"\n# {tag}\n"  # comments only
 
 
 def make_copies(src: Path, dest: Path, k: int, identical: bool) -> int:
@@ -225,10 +226,15 @@ def run_throughput(args, tools: dict[str, dict], target: Path, nfiles: int, tmp:
                     errors.append(err)
         out[name] = {"command": shlex.join(t["argv"]), "cold": _summ(cold, nfiles), "warm": _summ(warm, nfiles),
                      "raw": {"cold": cold, "warm": warm}, "errors": errors}
-        for phase in ("cold", "warm"):
+        for phase, runs in (("cold", cold), ("warm", warm)):
             s = out[name][phase]
+            bad = [r for r in runs if r["timed_out"] or r["rc"] not in t["ok"]]
+            flag = ""
+            if bad:
+                flag = "  FAILED (timeout)" if bad[0]["timed_out"] else f"  FAILED (exit {bad[0]['rc']})"
             print(f"{name:<9} {phase:<5} {s['wall_s']:8.2f} {s['files_per_s']:9.1f} {s['cpu_s']:8.2f} "
-                  f"{s['cpu_s'] / s['wall_s']:8.2f} {s['maxrss_mb']:11.1f} {s['tree_peak_mb']:11.1f}", flush=True)
+                  f"{s['cpu_s'] / s['wall_s']:8.2f} {s['maxrss_mb']:11.1f} {s['tree_peak_mb']:11.1f}{flag}",
+                  flush=True)
         for e in sorted(set(errors)):
             print(f"   ! {e}")
     base = out.get("ours")
@@ -236,7 +242,7 @@ def run_throughput(args, tools: dict[str, dict], target: Path, nfiles: int, tmp:
         def ratio(v: dict, phase: str) -> str:
             return f"{v[phase]['wall_s'] / base[phase]['wall_s']:.2f}x"
         print("   wall-time ratio to ours (cold / warm): " + ", ".join(
-            f"{n} {ratio(v, 'cold')} / {ratio(v, 'warm')}" for n, v in out.items() if n != "ours"))
+            f"{n} {ratio(v, 'cold')} / {ratio(v, 'warm')}" for n, v in out.items() if n != "ours" and not v["errors"]))
     return out
 
 
