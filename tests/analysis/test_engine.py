@@ -302,3 +302,53 @@ def test_non_ascii_columns_are_code_points():
     src = "def k(x_ref, o_ref):\n    é = 1; s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n    pl.semaphore_signal(s)\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n"
     (f,) = analyse(HEAD + src, "t.py").findings
     assert f.span.col == len("    é = 1; s = ")
+
+
+def test_forwarding_wrappers_and_self_methods():
+    src = """
+    class KernelTest:
+        def kernel(self, *args, **kwargs):
+            return plgpu.kernel(*args, interpret=True, **kwargs)
+
+        def test_one(self):
+            @self.kernel(out_type=None)
+            def body(o_ref):
+                s = pl.get_global(plgpu.SemaphoreType.REGULAR)
+                pl.semaphore_signal(s)
+
+        def test_two(self):
+            def body2(o_ref):
+                s = pl.get_global(plgpu.SemaphoreType.REGULAR)
+                pl.semaphore_signal(s)
+            self.kernel(body2, out_type=None)()
+    """
+    assert codes(src) == [("PAL001", 9), ("PAL001", 14)]
+
+
+def test_type_checking_binding_is_what_a_name_statically_is():
+    head = "import types\nimport jax\nfrom jax.experimental import pallas as pl\nfrom typing import TYPE_CHECKING\n" \
+           "from jax.experimental.pallas import mosaic_gpu as _plgpu\n"
+    src = """
+    if TYPE_CHECKING:
+        plgpu = _plgpu
+    else:
+        plgpu = types.ModuleType("clone")
+    def k(x_ref, o_ref):
+        bar = pl.get_global(plgpu.Barrier())
+    f = plgpu.kernel(k, out_type=None)
+    """
+    assert codes(src, head) == [("PAL002", 7)]
+
+
+def test_syntax_newer_than_this_python_is_still_indexed():
+    src = """
+    def helper[T](x: T) -> T:
+        return x
+    type Alias = int
+    def k(x_ref, o_ref):
+        s = pl.get_global(plgpu.SemaphoreType.REGULAR)
+        pl.semaphore_signal(helper(s))
+    f = pl.pallas_call(k, out_shape=None, interpret=True)
+    """
+    found = analyse(HEAD + textwrap.dedent(src), "t.py").findings
+    assert [f.code for f in found] == ["PAL001"]

@@ -9,8 +9,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-import libcst as cst
-
 from .contexts import Context, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
@@ -283,4 +281,4 @@ def analyse(text: str, path: str | None = None, **kw) -> AnalysisResult:
     return _DEFAULT.analyse(text, path, **kw)
 
 
-__all__ = ["AnalysisResult", "ConstructHit", "Engine", "LaunchView", "analyse", "describe_context", "cst"]
+__all__ = ["AnalysisResult", "ConstructHit", "Engine", "LaunchView", "analyse", "describe_context"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-import libcst as cst
+import ast
 
 from . import api
 from .module import ModuleIndex
@@ -54,7 +54,7 @@ class ParamVal(Value):
 
 @dataclass(eq=False)
 class TupleVal(Value):
-    items: tuple[tuple[cst.BaseExpression, Scope, Order], ...]
+    items: tuple[tuple[ast.expr, Scope, Order], ...]
 
 
 @dataclass(eq=False)
@@ -98,7 +98,7 @@ _MAX_DEPTH = 40
 class ArgBinding:
     """Where a parameter's value comes from at one call."""
 
-    node: cst.BaseExpression | None
+    node: ast.expr | None
     scope: Scope | None
     order: Order
     traced: bool = False  # passed through jax.jit and not static
@@ -112,7 +112,8 @@ class Invocation:
     site: CallSite
     target: Scope
     how: str  # "direct" | "jit" | "partial" | "run_state" | "passed"
-    prefix: list[tuple[cst.Arg, Scope, Order]] = field(default_factory=list)  # partial-bound args
+    # partial-bound arguments: (keyword or None, value, scope, order)
+    prefix: list[tuple[str | None, ast.expr, Scope, Order]] = field(default_factory=list)
     static: tuple[set[int], set[str]] | None = None  # jit static_argnums / static_argnames
 
 
@@ -162,17 +163,23 @@ class Evaluator:
 
     def _pick(self, bs: list[Binding], order: Order) -> Binding | None:
         if order is None:
+            # What a name statically is: its `if TYPE_CHECKING:` binding when it has one
+            # (modules that monkey-patch an alias at run time keep the real one there).
+            for b in reversed(bs):
+                if b.type_checking:
+                    return b
             return bs[-1]
-        for b in reversed(bs):
-            if self._before(b, order):
+        before = [b for b in bs if self._before(b, order)]
+        for b in reversed(before):
+            if b.type_checking:
                 return b
-        return None
+        return before[-1] if before else None
 
     def _star_import(self, name: str) -> Binding | None:
         return None
 
     # --- values -----------------------------------------------------------------------
-    def value(self, node: cst.CSTNode | None, scope: Scope, order: Order = None) -> Value:
+    def value(self, node: ast.AST | None, scope: Scope, order: Order = None) -> Value:
         if node is None:
             return UNKNOWN
         if self._depth > _MAX_DEPTH:
@@ -183,75 +190,98 @@ class Evaluator:
         finally:
             self._depth -= 1
 
-    def _value(self, node: cst.CSTNode, scope: Scope, order: Order) -> Value:
-        if isinstance(node, cst.Name):
-            if node.value in _BUILTIN_CONSTS:
-                b = self.lookup(node.value, scope, order)
-                return Const(_BUILTIN_CONSTS[node.value]) if b is None else self.binding_value(b)
-            b = self.lookup(node.value, scope, order)
+    def _value(self, node: ast.AST, scope: Scope, order: Order) -> Value:
+        t = type(node)
+        if t is ast.Name:
+            b = self.lookup(node.id, scope, order)  # type: ignore[attr-defined]
             if b is None:
-                return Ext(f"builtins.{node.value}")
+                return Ext(f"builtins.{node.id}")  # type: ignore[attr-defined]
             return self.binding_value(b, order)
-        if isinstance(node, cst.Attribute):
-            base = self.value(node.value, scope, order)
-            attr = node.attr.value
+        if t is ast.Attribute:
+            base = self.value(node.value, scope, order)  # type: ignore[attr-defined]
+            attr = node.attr  # type: ignore[attr-defined]
             if isinstance(base, Ext):
                 return Ext(api.canonical(f"{base.name}.{attr}"))
             if isinstance(base, ClassVal):
-                info = self.index.classes.get(base.name)
-                if info and attr in info.members:
-                    return self.binding_value(info.members[attr][-1])
+                member = self.class_member(base.name, attr)
+                if member is not None:
+                    return self.binding_value(member)
+            if isinstance(base, ParamVal) and base.name in ("self", "cls"):
+                cls = self.enclosing_class(base.scope)
+                if cls is not None:
+                    member = self.class_member(cls.name, attr)
+                    if member is not None and member.kind in ("def", "class"):
+                        return self.binding_value(member)
             return Unknown(f"attribute {attr}")
-        if isinstance(node, cst.Call):
-            return self._call_value(node, scope, order)
-        if isinstance(node, cst.Integer):
-            try:
-                return Const(int(node.value.replace("_", ""), 0))
-            except ValueError:
-                return UNKNOWN
-        if isinstance(node, cst.Float):
-            try:
-                return Const(float(node.value.replace("_", "")))
-            except ValueError:
-                return UNKNOWN
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            try:
-                v = node.evaluated_value
-            except Exception:  # noqa: BLE001 - odd escapes
-                return UNKNOWN
-            return Const(v) if v is not None else UNKNOWN
-        if isinstance(node, (cst.Tuple, cst.List)):
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+        if t is ast.Call:
+            return self._call_value(node, scope, order)  # type: ignore[arg-type]
+        if t is ast.Constant:
+            v = node.value  # type: ignore[attr-defined]
+            return Const(v) if isinstance(v, (int, float, str, bool, type(None), bytes)) else UNKNOWN
+        if t in (ast.Tuple, ast.List):
+            if any(isinstance(e, ast.Starred) for e in node.elts):  # type: ignore[attr-defined]
                 return Unknown("starred")
-            return TupleVal(tuple((e.value, scope, order) for e in node.elements))
-        if isinstance(node, cst.Lambda):
-            s = self.scope_of_node.get(id(node))
-            return FuncVal(s) if s is not None else UNKNOWN
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            c = self.const(node.expression, scope, order)
-            return Const(not c) if c is not _NO else UNKNOWN
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            c = self.const(node.expression, scope, order)
-            return Const(-c) if isinstance(c, (int, float)) and not isinstance(c, bool) else UNKNOWN
-        if isinstance(node, cst.BooleanOperation):
-            left = self.const(node.left, scope, order)
-            if left is _NO:
+            return TupleVal(tuple((e, scope, order) for e in node.elts))  # type: ignore[attr-defined]
+        if t is ast.Lambda:
+            sc = self.scope_of_node.get(id(node))
+            return FuncVal(sc) if sc is not None else UNKNOWN
+        if t is ast.UnaryOp:
+            op = node.op  # type: ignore[attr-defined]
+            c = self.const(node.operand, scope, order)  # type: ignore[attr-defined]
+            if c is _NO:
                 return UNKNOWN
-            if isinstance(node.operator, cst.And):
-                return Const(left) if not left else self.value(node.right, scope, order)
-            return Const(left) if left else self.value(node.right, scope, order)
-        return Unknown(type(node).__name__)
+            if isinstance(op, ast.Not):
+                return Const(not c)
+            if isinstance(op, ast.USub) and isinstance(c, (int, float)) and not isinstance(c, bool):
+                return Const(-c)
+            return UNKNOWN
+        if t is ast.BoolOp:
+            values = node.values  # type: ignore[attr-defined]
+            is_and = isinstance(node.op, ast.And)  # type: ignore[attr-defined]
+            for i, operand in enumerate(values):
+                if i == len(values) - 1:
+                    return self.value(operand, scope, order)
+                c = self.const(operand, scope, order)
+                if c is _NO:
+                    return UNKNOWN
+                if (not c) if is_and else bool(c):
+                    return Const(c)
+            return UNKNOWN
+        return Unknown(t.__name__)
 
-    def _call_value(self, node: cst.Call, scope: Scope, order: Order) -> Value:
+    def _call_value(self, node: ast.Call, scope: Scope, order: Order) -> Value:
         site = self.site_of(node, scope)
         func = self.value(node.func, scope, order)
         if site is None:
             return Unknown("call")
-        if isinstance(func, Ext) and func.name == api.PARTIAL and node.args:
-            return PartialVal(self.value(node.args[0].value, scope, order), site)
+        if isinstance(func, Ext) and func.name == api.PARTIAL and node.args and \
+                not isinstance(node.args[0], ast.Starred):
+            return PartialVal(self.value(node.args[0], scope, order), site)
         return CallVal(func, site, order)
 
-    def site_of(self, node: cst.Call, scope: Scope) -> CallSite | None:
+    def enclosing_class(self, method: Scope) -> Scope | None:
+        """The class a method is defined in (``self``'s class)."""
+        if method.kind == "function" and method.parent is not None and method.parent.kind == "class":
+            return method.parent
+        return None
+
+    def class_member(self, class_name: str, attr: str, depth: int = 0) -> Binding | None:
+        """A member of a module class or of its base classes in this module."""
+        info = self.index.classes.get(class_name)
+        if info is None or depth > 8:
+            return None
+        if attr in info.members:
+            return info.members[attr][-1]
+        for sc in info.scopes:
+            node = sc.node
+            for base in getattr(node, "bases", ()):
+                if isinstance(base, ast.Name) and base.id != class_name:
+                    found = self.class_member(base.id, attr, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def site_of(self, node: ast.Call, scope: Scope) -> CallSite | None:
         sites = getattr(scope.block, "sites", None)
         return sites.get(id(node)) if sites else None
 
@@ -287,7 +317,7 @@ class Evaluator:
         v: Value = FuncVal(target)
         sites = [d for d in self._decorators_of(target)]
         for d in sorted(sites, key=lambda d: -d.index):
-            dec = self.value(d.node.decorator, d.scope, self.order_of(d))
+            dec = self.value(d.node, d.scope, self.order_of(d))
             v = Decorated(v, dec, d)
         self._def_values[key] = v
         return v
@@ -298,7 +328,7 @@ class Evaluator:
         return [d for d in sites if d.target is target]
 
     # --- constants --------------------------------------------------------------------
-    def const(self, node: cst.CSTNode | None, scope: Scope, order: Order = None) -> object:
+    def const(self, node: ast.AST | None, scope: Scope, order: Order = None) -> object:
         """The Python constant an expression surely is, or ``NO``."""
         v = self.value(node, scope, order)
         return v.value if isinstance(v, Const) else _NO
@@ -328,15 +358,15 @@ class Evaluator:
                 return v.func.func.name
         return None
 
-    def kwarg(self, site: CallSite, name: str) -> cst.BaseExpression | None:
-        for a in site.node.args:
-            if a.keyword is not None and a.keyword.value == name:
-                return a.value
+    def kwarg(self, site: CallSite, name: str) -> ast.expr | None:
+        for k in site.node.keywords:
+            if k.arg == name:
+                return k.value
         return None
 
-    def posarg(self, site: CallSite, i: int) -> cst.BaseExpression | None:
-        pos = [a for a in site.node.args if a.keyword is None and not a.star]
-        return pos[i].value if 0 <= i < len(pos) else None
+    def posarg(self, site: CallSite, i: int) -> ast.expr | None:
+        pos = site.positional
+        return pos[i] if 0 <= i < len(pos) else None
 
     def function_of(self, v: Value) -> Scope | None:
         """The local def/lambda a callable value runs, seeing through partials and
@@ -350,8 +380,8 @@ class Evaluator:
                 v = v.func
             elif isinstance(v, Decorated):
                 v = v.inner
-            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.node.args:
-                v = self.value(v.site.node.args[0].value, v.site.scope, self.order_of(v.site))
+            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.positional:
+                v = self.value(v.site.positional[0], v.site.scope, self.order_of(v.site))
             else:
                 return None
         return None
@@ -442,14 +472,14 @@ class Evaluator:
             yield inv
             return
         # The function passed as an argument (to lax.fori_loop, jax.jit(f)(...), run_scoped...).
-        for a in cs.node.args:
-            v = self.value(a.value, cs.scope, order)
+        for a in cs.all_args:
+            v = self.value(a, cs.scope, order)
             if self.function_of(v) is target:
                 yield Invocation(cs, target, "passed")
                 return
 
     def _as_invocation(self, callee: Value, cs: CallSite, target: Scope, order: Order) -> Invocation | None:
-        prefix: list[tuple[cst.Arg, Scope, Order]] = []
+        prefix: list[tuple[str | None, ast.expr, Scope, Order]] = []
         how = "direct"
         static = None
         v = callee
@@ -460,7 +490,9 @@ class Evaluator:
                 return Invocation(cs, target, how, prefix, static)
             if isinstance(v, PartialVal):
                 psite = v.site
-                prefix = [(a, psite.scope, self.order_of(psite)) for a in psite.node.args[1:]] + prefix
+                po = self.order_of(psite)
+                prefix = [(None, a, psite.scope, po) for a in psite.positional[1:]] + \
+                    [(k, a, psite.scope, po) for k, a in psite.keywords.items()] + prefix
                 how = "partial" if how == "direct" else how
                 v = v.func
             elif isinstance(v, Decorated):
@@ -472,9 +504,9 @@ class Evaluator:
                 elif dname == api.RUN_STATE:
                     how = "run_state"
                 v = v.inner
-            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.node.args:
+            elif isinstance(v, CallVal) and self.called_api(v) == api.JIT and v.site.positional:
                 how, static = "jit", self.jit_static(v)
-                v = self.value(v.site.node.args[0].value, v.site.scope, self.order_of(v.site))
+                v = self.value(v.site.positional[0], v.site.scope, self.order_of(v.site))
             else:
                 return None
         return None
@@ -528,29 +560,23 @@ class Evaluator:
         pidx = names.index(name)
         pname, pdefault, pkind = params[pidx]
         is_method = target.parent is not None and target.parent.kind == "class" and names and names[0] in ("self", "cls")
-        positional: list[tuple[cst.Arg, Scope, Order]] = [
-            (a, s, o) for a, s, o in inv.prefix if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: (a, s, o) for a, s, o in inv.prefix if a.keyword is not None}
+        positional: list[tuple[ast.expr, Scope, Order]] = [(a, s, o) for k, a, s, o in inv.prefix if k is None]
+        keywords = {k: (a, s, o) for k, a, s, o in inv.prefix if k is not None}
         order = self.order_of(inv.site)
-        star = False
-        for a in inv.site.node.args:
-            if a.star:
-                star = True
-            elif a.keyword is None:
-                positional.append((a, inv.site.scope, order))
-            else:
-                keywords[a.keyword.value] = (a, inv.site.scope, order)
+        star = inv.site.has_star
+        positional += [(a, inv.site.scope, order) for a in inv.site.positional]
+        keywords.update({k: (a, inv.site.scope, order) for k, a in inv.site.keywords.items()})
         traced = False
         static_nums, static_names = inv.static or (set(), set())
         if inv.how == "jit":
             traced = not (pidx in static_nums or name in static_names)
         if name in keywords:
             a, s, o = keywords[name]
-            return ArgBinding(a.value, s, o, traced=traced)
+            return ArgBinding(a, s, o, traced=traced)
         offset = 1 if is_method else 0
         if pkind in ("posonly", "normal") and 0 <= pidx - offset < len(positional):
             a, s, o = positional[pidx - offset]
-            return ArgBinding(a.value, s, o, traced=traced)
+            return ArgBinding(a, s, o, traced=traced)
         if star:
             return None
         if inv.how == "run_state":
@@ -558,22 +584,23 @@ class Evaluator:
         return ArgBinding(pdefault, target.parent, None, default=True) if pdefault is not None else None
 
 
-def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+def _mentions(node: ast.AST, names: set[str]) -> bool:
     """Whether an expression mentions one of ``names`` as a plain name (cheap, syntactic)."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, cst.Name):
-            if n.value in names:
+        if isinstance(n, ast.Name):
+            if n.id in names:
                 return True
             continue
-        if isinstance(n, cst.Attribute):
+        if isinstance(n, ast.Attribute):
             stack.append(n.value)
-        elif isinstance(n, cst.Call):
+        elif isinstance(n, ast.Call):
             stack.append(n.func)
-            stack.extend(a.value for a in n.args)
-        elif isinstance(n, (cst.Tuple, cst.List)):
-            stack.extend(e.value for e in n.elements)
+            stack.extend(a.value if isinstance(a, ast.Starred) else a for a in n.args)
+            stack.extend(k.value for k in n.keywords)
+        elif isinstance(n, (ast.Tuple, ast.List)):
+            stack.extend(n.elts)
     return False
 
 

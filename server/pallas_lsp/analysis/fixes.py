@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-import libcst as cst
+import ast
 
 from . import api
 from .findings import Finding, Fix, TextEdit
@@ -15,26 +15,29 @@ from .module import ModuleIndex, Span
 from .scopes import Scope
 
 
-def _arg_span(index: ModuleIndex, arg: cst.Arg, scope: Scope) -> Span:
-    return index.span(arg, scope)
+def _args_in_order(call: ast.Call) -> list[ast.AST]:
+    """Positional arguments and keywords of a call, in source order."""
+    items: list[ast.AST] = [*call.args, *call.keywords]
+    return sorted(items, key=lambda a: (a.lineno, a.col_offset))
 
 
-def add_kwarg(index: ModuleIndex, call: cst.Call, scope: Scope, name: str, value: str) -> TextEdit:
+def add_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str, value: str) -> TextEdit:
     """Add ``name=value`` to a call, or replace the value when the keyword is there."""
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == name:
-            return TextEdit(index.span(a.value, scope), value)
-    if call.args:
-        last = index.span(call.args[-1], scope)
+    for k in call.keywords:
+        if k.arg == name:
+            return TextEdit(index.span(k.value, scope), value)
+    args = _args_in_order(call)
+    if args:
+        last = index.span(args[-1], scope)
         return TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {name}={value}")
     end = index.span(call, scope)
     return TextEdit(Span(end.end_line, end.end_col - 1, end.end_line, end.end_col - 1), f"{name}={value}")
 
 
-def remove_kwarg(index: ModuleIndex, call: cst.Call, scope: Scope, name: str) -> TextEdit | None:
-    args = list(call.args)
+def remove_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str) -> TextEdit | None:
+    args = _args_in_order(call)
     for i, a in enumerate(args):
-        if a.keyword is None or a.keyword.value != name:
+        if not isinstance(a, ast.keyword) or a.arg != name:
             continue
         span = index.span(a, scope)
         if i + 1 < len(args):
@@ -146,37 +149,36 @@ def move_to_scratch_fix(hit, title: str) -> Fix | None:
         return None
     kernel = launch.kernel
     fdef = kernel.function_def
-    if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options \
-            or not isinstance(fdef.body, cst.IndentedBlock) or len(fdef.body.body) < 2:
+    if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options or len(fdef.body) < 2:
         return None
     from .evaluate import FuncVal
 
     if not isinstance(launch.kernel_value, FuncVal):
         return None  # partials and wrappers shift parameters: leave to the author
-    p = fdef.params
-    if p.star_arg is not cst.MaybeSentinel.DEFAULT and p.star_arg is not None or p.star_kwarg is not None \
-            or p.kwonly_params or any(x.default is not None for x in p.params) or not p.params:
+    p = fdef.args
+    params = [*p.posonlyargs, *p.args]
+    if p.vararg is not None or p.kwarg is not None or p.kwonlyargs or p.defaults or not params:
         return None
     if sum(1 for l in hit.view.all_launches if kernel in l.kernels) > 1:
         return None
     what_node = ev.posarg(hit.call, 0)
     if what_node is None:
         return None
-    what = index.code_of(what_node)
+    what = index.code_of(what_node, hit.call.scope)
     stmt = _statement_lines(index, hit)
     if stmt is None:
         return None
     key = launch.api.scratch_keyword
     edits = [TextEdit(stmt, "")]
-    last = index.span(p.params[-1], kernel)
+    last = index.span(params[-1], kernel)
     edits.append(TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {name}"))
     existing = launch.options.get(key)
     if existing is not None:
         node, scope, _ = existing
-        if not isinstance(node, (cst.List, cst.Tuple)):
+        if not isinstance(node, (ast.List, ast.Tuple)):
             return None
-        if node.elements:
-            lastel = index.span(node.elements[-1].value, scope)
+        if node.elts:
+            lastel = index.span(node.elts[-1], scope)
             edits.append(TextEdit(Span(lastel.end_line, lastel.end_col, lastel.end_line, lastel.end_col),
                                   f", {what}"))
         else:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import libcst as cst
+import ast
 
 from . import api
 from .contexts import Context, ContextSet, Evidence, Mode
@@ -24,7 +24,7 @@ class Launch:
     scope: Scope  # where it is built
     kernels: list[Scope]  # the kernel function(s): several for MPMD bodies or kernels passed in
     kernel_value: Value
-    options: dict[str, tuple[cst.BaseExpression, Scope, Order]]
+    options: dict[str, tuple[ast.expr, Scope, Order]]
     anchor: Span  # where the launch is shown (its callee, or the decorator)
     decorator: DecoratorSite | None = None
     bound_names: tuple[str, ...] = ()  # names the built launch is bound to
@@ -64,15 +64,83 @@ class LaunchFinder:
                 for b in bs:
                     if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
                         names.add(name)
-                    elif b.kind == "assign" and isinstance(b.node, cst.Call):
+                    elif b.kind == "assign" and isinstance(b.node, (ast.Attribute, ast.Name)) \
+                            and _tail(b.node) in _LAUNCH_LAST_NAMES:
+                        names.add(name)  # _kernel = plgpu.kernel
+                    elif b.kind == "assign" and isinstance(b.node, ast.Call):
                         text = _callee_tail(b.node)
                         if text in names or (text == "partial" and b.node.args
-                                             and _tail(b.node.args[0].value) in names):
+                                             and _tail(b.node.args[0]) in names):
                             names.add(name)
         return names
 
+    def find_wrappers(self, names: set[str]) -> None:
+        """Functions that forward their ``*args`` or a parameter to a launch API as the kernel
+        (``def kernel(self, *args, **kw): return plgpu.kernel(*args, compiler_params=..., **kw)``):
+        calling them launches too."""
+        self.wrappers: dict[int, tuple[api.LaunchAPI, CallSite, str]] = {}
+        for cs in self.index.all_calls():
+            if cs.callee_last not in names or not cs.node.args:
+                continue
+            fn = cs.scope
+            if fn.kind != "function":
+                continue
+            callee = self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs))
+            lapi = api.LAUNCH_APIS.get(callee.name) if isinstance(callee, Ext) else None
+            if lapi is None or lapi.name == api.CORE_MAP:
+                continue
+            first = cs.node.args[0]
+            params = {p[0]: p[2] for p in fn.params}
+            if isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) \
+                    and params.get(first.value.id) == "star":
+                self.wrappers[id(fn)] = (lapi, cs, "*")
+            elif isinstance(first, ast.Name) and params.get(first.id) in ("normal", "posonly", "kwonly"):
+                self.wrappers[id(fn)] = (lapi, cs, first.id)
+        for w in list(self.wrappers.values()):
+            names.add(w[1].scope.name)
+
+    def _wrapper_of(self, v: Value) -> tuple[api.LaunchAPI, CallSite, str, Scope] | None:
+        fn = v.scope if isinstance(v, FuncVal) else None
+        if fn is None or id(fn) not in self.wrappers:
+            return None
+        lapi, inner, param = self.wrappers[id(fn)]
+        return lapi, inner, param, fn
+
+    def _wrapper_kernel(self, cs: CallSite, fn: Scope, param: str) -> ast.expr | None:
+        if param == "*":
+            pos = cs.positional
+            return pos[0] if pos else None
+        from .evaluate import Invocation
+
+        b = self.ev.bind_param(Invocation(cs, fn, "direct"), param)
+        return b.node if b is not None and not b.default else None
+
+    def _from_wrapper_call(self, cs: CallSite, callee: Value) -> Launch | None:
+        order = self.ev.order_of(cs)
+        w = self._wrapper_of(callee)
+        if w is not None:  # self.kernel(body, out_type=...)
+            lapi, inner, param, fn = w
+            kernel_node = self._wrapper_kernel(cs, fn, param)
+            sites = [inner, cs]
+        elif isinstance(callee, CallVal) and (w := self._wrapper_of(callee.func)) is not None:
+            lapi, inner, param, fn = w  # self.kernel(out_type=...)(body)
+            if self._wrapper_kernel(callee.site, fn, param) is not None:
+                return None  # calling a built launch
+            kernel_node = self.ev.posarg(cs, 0)
+            sites = [inner, callee.site]
+        else:
+            return None
+        if kernel_node is None:
+            return None
+        kval = self.ev.value(kernel_node, cs.scope, order)
+        options = self._options(sites)
+        return Launch(lapi, cs, cs.scope, self.ev.functions_of(kval), kval, options,
+                      _head(self.index.span(cs.node.func, cs.scope)), None,
+                      cs.targets if cs.use == "assign" else (), option_sites=self._option_sites(sites))
+
     def find(self) -> list[Launch]:
         names = self.launch_names()
+        self.find_wrappers(names)
         launches: list[Launch] = []
         seen: set[int] = set()
         for cs in self.index.all_calls():
@@ -83,8 +151,8 @@ class LaunchFinder:
                 seen.add(id(launch.site.node))
                 launches.append(launch)
         for d in self.index.all_decorators():
-            if _tail(d.node.decorator) not in names and _callee_tail(d.node.decorator) not in names \
-                    and _callee_tail(d.node.decorator) != "partial":
+            if _tail(d.node) not in names and _callee_tail(d.node) not in names \
+                    and _callee_tail(d.node) != "partial":
                 continue
             launch = self._from_decorator(d)
             if launch is not None and id(launch.site.node) not in seen:
@@ -120,29 +188,27 @@ class LaunchFinder:
             return False
         positional = 0
         for i, site in enumerate(sites):
-            args = site.node.args[1:] if i == 0 and self.ev.called_api(
-                self.ev.value(site.node.func, site.scope, self.ev.order_of(site))) is None and \
-                site.callee_last == "partial" else site.node.args
-            positional += len([a for a in args if a.keyword is None and not a.star])
-            if any(a.keyword is not None and a.keyword.value in lapi.kernel_keywords for a in args):
+            pos = site.positional
+            if i == 0 and site.callee_last == "partial":
+                pos = pos[1:]  # partial(pl.pallas_call, ...): the API itself is not an argument
+            positional += len(pos)
+            if any(k in lapi.kernel_keywords for k in site.keywords):
                 return True
         return positional > 0
 
-    def _options(self, sites: list[CallSite]) -> dict[str, tuple[cst.BaseExpression, Scope, Order]]:
-        opts: dict[str, tuple[cst.BaseExpression, Scope, Order]] = {}
+    def _options(self, sites: list[CallSite]) -> dict[str, tuple[ast.expr, Scope, Order]]:
+        opts: dict[str, tuple[ast.expr, Scope, Order]] = {}
         for site in sites:
             order = self.ev.order_of(site)
-            for a in site.node.args:
-                if a.keyword is not None:
-                    opts[a.keyword.value] = (a.value, site.scope, order)
+            for k, v in site.keywords.items():
+                opts[k] = (v, site.scope, order)
         return opts
 
     def _option_sites(self, sites: list[CallSite]) -> dict[str, CallSite]:
         out: dict[str, CallSite] = {}
         for site in sites:
-            for a in site.node.args:
-                if a.keyword is not None:
-                    out[a.keyword.value] = site
+            for k in site.keywords:
+                out[k] = site
         return out
 
     def _from_call(self, cs: CallSite) -> Launch | None:
@@ -150,9 +216,9 @@ class LaunchFinder:
         callee = self.ev.value(cs.node.func, cs.scope, order)
         found = self._launch_api(callee)
         if found is None:
-            return None
+            return self._from_wrapper_call(cs, callee) if self.wrappers else None
         lapi, sites = found
-        kernel_node: cst.BaseExpression | None = None
+        kernel_node: ast.expr | None = None
         is_factory_call = bool(sites) and isinstance(callee, CallVal)
         if lapi.name == api.CORE_MAP:
             if not is_factory_call:
@@ -169,7 +235,7 @@ class LaunchFinder:
             # Direct: pl.pallas_call(kernel, ...) or partial(pl.pallas_call, ...)(kernel, ...)
             pos_offset = 0
             for s in sites:  # positional args bound by partials come first
-                pos_offset += len([a for a in s.node.args[1:] if a.keyword is None and not a.star])
+                pos_offset += len(s.positional[1:])
             kernel_node = self.ev.posarg(cs, 0) if pos_offset == 0 else None
             if kernel_node is None:
                 for kw in lapi.kernel_keywords:
@@ -199,8 +265,12 @@ class LaunchFinder:
 
     def _from_decorator(self, d: DecoratorSite) -> Launch | None:
         order = self.ev.order_of(d)
-        dec = self.ev.value(d.node.decorator, d.scope, order)
+        dec = self.ev.value(d.node, d.scope, order)
         found = self._launch_api(dec)
+        if found is None and isinstance(dec, CallVal) and (w := self._wrapper_of(dec.func)) is not None:
+            lapi_w, inner, param, fn = w  # @self.kernel(out_type=...)
+            if self._wrapper_kernel(dec.site, fn, param) is None:
+                found = (lapi_w, [inner, dec.site])
         if found is None:
             return None
         lapi, sites = found
@@ -221,19 +291,19 @@ class LaunchFinder:
                 break
             v = v.inner
         kernels = self.ev.functions_of(inner)
-        anchor = self.index.span(d.node.decorator, d.scope)
+        anchor = self.index.span(d.node, d.scope)
         return Launch(lapi, sites[-1], d.scope, kernels, inner, options, _head(anchor), d,
                       (d.target.name,) if lapi.name != api.CORE_MAP else (), option_sites=self._option_sites(sites))
 
 
-def _tail(node: cst.CSTNode) -> str:
-    while isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else ""
+def _tail(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
-def _callee_tail(node: cst.CSTNode) -> str:
-    while isinstance(node, cst.Call):
+def _callee_tail(node: ast.AST) -> str:
+    while isinstance(node, ast.Call):
         node = node.func
     return _tail(node)
 
@@ -311,7 +381,7 @@ class ContextResolver:
     def _with_of(self, cs: CallSite):
         for w in cs.scope.withs:
             for item in w.node.items:
-                if item.item is cs.node:
+                if item.context_expr is cs.node:
                     return w
         return None
 
@@ -392,21 +462,21 @@ class ContextResolver:
 
     def _lowered_values(self, cs: CallSite) -> list[Value]:
         """The function(s) a ``X.trace(...).lower(...)`` / ``jax.export(f, ...)`` lowers."""
-        node: cst.CSTNode = cs.node.func
+        node: ast.AST = cs.node.func
         order = self.ev.order_of(cs)
-        if cs.callee_last == "export" and cs.node.args:
-            return [self.ev.value(cs.node.args[0].value, cs.scope, order)]
+        if cs.callee_last == "export" and cs.positional:
+            return [self.ev.value(cs.positional[0], cs.scope, order)]
         out: list[Value] = []
-        while isinstance(node, cst.Attribute):
+        while isinstance(node, ast.Attribute):
             node = node.value
-            if isinstance(node, cst.Call):
+            if isinstance(node, ast.Call):
                 v = self.ev.value(node.func, cs.scope, order)
                 name = self.ev.called_api(v) if isinstance(v, CallVal) else None
                 if isinstance(v, Ext) and v.name == api.JIT and node.args:
-                    out.append(self.ev.value(node.args[0].value, cs.scope, order))
+                    out.append(self.ev.value(node.args[0], cs.scope, order))
                     break
-                if name == api.JIT and isinstance(v, CallVal) and v.site.node.args:
-                    out.append(self.ev.value(v.site.node.args[0].value, cs.scope, order))
+                if name == api.JIT and isinstance(v, CallVal) and v.site.positional:
+                    out.append(self.ev.value(v.site.positional[0], cs.scope, order))
                     break
                 node = node.func
             else:
@@ -472,7 +542,7 @@ class ContextResolver:
             return [self.compiled(launch, cuda_lowering)]
         node, scope, order = opt
         span = self.index.span(node, scope)
-        note = f"interpret={self.index.code_of(node)}"
+        note = f"interpret={self.index.code_of(node, scope)}"
         results: list[Context] = []
         for ctx in self.classify_all(node, scope, order, span, note):
             if ctx.mode == Mode.COMPILED:
@@ -514,7 +584,7 @@ class ContextResolver:
         all_ = self.classify_all(node, scope, order, span, note)
         return all_[0] if all_ else None
 
-    def classify_all(self, node: cst.BaseExpression, scope: Scope, order: Order, span: Span, note: str,
+    def classify_all(self, node: ast.expr, scope: Scope, order: Order, span: Span, note: str,
                      depth: int = 0, seen: set | None = None) -> list[Context]:
         """The contexts an ``interpret=`` value selects (several when callers differ)."""
         seen = set() if seen is None else seen
@@ -573,7 +643,7 @@ class ContextResolver:
             if default is not None and p.scope.parent is not None:
                 dspan = self.index.span(default, p.scope.parent)
                 for c in self.classify_all(default, p.scope.parent, None, dspan,
-                                           f"{p.name}={self.index.code_of(default)} (default)", depth + 1, seen):
+                                           f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen):
                     results.append(c.with_evidence(Evidence(span, note)) if False else
                                    Context(c.mode, c.evidence + (Evidence(span, note),), c.certain, c.inline_mgpu))
             else:
@@ -586,10 +656,10 @@ class ContextResolver:
             bspan = self.index.span(b.node, b.scope)
             caller_fn = _enclosing_function(inv.site.scope)
             where = f"`{caller_fn.name}`" if caller_fn is not None else "module level"
-            bnote = f"{p.name}={self.index.code_of(b.node)}" + (" (default)" if b.default else "")
+            bnote = f"{p.name}={self.index.code_of(b.node, b.scope)}" + (" (default)" if b.default else "")
             if b.default:
                 bspan = self.index.span(inv.site.node, inv.site.scope)
-                bnote = f"{p.name} not passed (default {self.index.code_of(b.node)})"
+                bnote = f"{p.name} not passed (default {self.index.code_of(b.node, b.scope)})"
                 sub = self.classify_all(b.node, b.scope, None, self.index.span(b.node, b.scope), bnote,
                                         depth + 1, seen)
                 sub = [Context(c.mode, (Evidence(bspan, f"called from {where} without {p.name}"),) + c.evidence,
@@ -612,25 +682,25 @@ def _enclosing_function(scope: Scope | None) -> Scope | None:
     return scope
 
 
-def _cpu_host_test(node: cst.BaseExpression, ev: Evaluator, scope: Scope, order: Order) -> bool:
+def _cpu_host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order) -> bool:
     """``jax.default_backend() == "cpu"`` and its spellings: interpret exactly on CPU hosts."""
-    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return False
-    comp = node.comparisons[0]
-    left, right = node.left, comp.comparator
+    op = node.ops[0]
+    left, right = node.left, node.comparators[0]
     for a, b in ((left, right), (right, left)):
         c = ev.const(b, scope, order)
         if not isinstance(c, str):
             continue
         is_backend = False
-        if isinstance(a, cst.Call):
+        if isinstance(a, ast.Call):
             is_backend = ev.ext_name(ev.value(a.func, scope, order)) == api.DEFAULT_BACKEND
-        elif isinstance(a, cst.Attribute) and a.attr.value == "platform":
+        elif isinstance(a, ast.Attribute) and a.attr == "platform":
             is_backend = True
         if not is_backend:
             continue
-        if isinstance(comp.operator, cst.Equal) and c == "cpu":
+        if isinstance(op, ast.Eq) and c == "cpu":
             return True
-        if isinstance(comp.operator, cst.NotEqual) and c in ("gpu", "tpu", "cuda"):
+        if isinstance(op, ast.NotEq) and c in ("gpu", "tpu", "cuda"):
             return True
     return False

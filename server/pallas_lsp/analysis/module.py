@@ -6,21 +6,22 @@ adds each block's line offset.
 """
 from __future__ import annotations
 
+import ast
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from threading import Lock
 from typing import Iterator
 
-import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
-
 from .blocks import Block, split_blocks, split_loose
 from .scopes import Binding, CallSite, DecoratorSite, Scope, WithSite, index_module
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
 class Span:
-    """1-based lines; 0-based columns in code points (what libcst gives)."""
+    """1-based lines; 0-based columns in code points."""
 
     line: int
     col: int
@@ -44,35 +45,99 @@ class BlockParse:
     text: str
     kind: str
     wrapper_lines: int
-    module: cst.Module | None
-    positions: object  # Mapping[CSTNode, CodeRange]
+    module: ast.Module | None
     root: Scope | None
     error: tuple[str, int, int] | None  # message, relative line (1-based, wrapper included), column
-    sites: dict = None  # type: ignore[assignment]  # id(cst.Call) -> CallSite, for this block
+    sites: dict = field(default_factory=dict)  # id(ast.Call) -> CallSite, for this block
+    source: str = ""  # what was parsed (wrapper + text, newer syntax blanked out)
+    newer_syntax: bool = False  # valid Python the running interpreter's ast cannot read
+    _lines: list[str] | None = None
+
+    def line(self, rel: int) -> str:
+        """Line ``rel`` (1-based, wrapper included) of the parsed source, without its break."""
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self.source)
+        return self._lines[rel - 1] if 0 < rel <= len(self._lines) else ""
+
+    def col(self, rel_line: int, byte_col: int) -> int:
+        """ast columns are UTF-8 byte offsets: convert to code points."""
+        line = self.line(rel_line)
+        if line.isascii():
+            return byte_col
+        return len(line.encode("utf-8", errors="surrogatepass")[:byte_col].decode("utf-8", errors="ignore"))
 
 
 _CACHE: "OrderedDict[tuple[str, str], BlockParse]" = OrderedDict()
 _CACHE_LIMIT = 50_000
 _CACHE_LOCK = Lock()
 stats = {"parsed": 0, "cached": 0}
+_TYPE_PARAMS = re.compile(r"((?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z_0-9]*)\[")
+_TYPE_ALIAS = re.compile(r"(?m)^([ \t]*)type([ \t]+)([A-Za-z_][A-Za-z_0-9]*)")
+
+
+def _blank_newer_syntax(source: str) -> str:
+    """PEP 695 generics, blanked out with spaces (positions unchanged), so that an older
+    interpreter's ast reads jax's own newer files."""
+    out = source
+    for m in list(_TYPE_PARAMS.finditer(source))[::-1]:
+        i = m.end() - 1
+        depth = 0
+        j = i
+        while j < len(out):
+            if out[j] == "[":
+                depth += 1
+            elif out[j] == "]":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j < len(out):
+            out = out[:i] + " " * (j - i + 1) + out[j + 1:]
+    return _TYPE_ALIAS.sub(lambda m: m.group(1) + m.group(3) + " " * (len(m.group(2)) + 4), out)
+
+
+def _libcst_accepts(source: str) -> bool:
+    """libcst parses syntax newer than the running Python: it is the authority on whether a
+    block that ast rejects is valid."""
+    try:
+        import libcst
+
+        libcst.parse_module(source)
+        return True
+    except Exception:  # noqa: BLE001 - any failure means: not valid
+        return False
 
 
 def _parse(block: Block) -> BlockParse:
     source = block.wrapper + block.text
     wrapper_lines = block.wrapper.count("\n")
+    newer = False
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else "invalid syntax"
-        return BlockParse(block.text, block.kind, wrapper_lines, None, {}, None,
-                          (exc.message if hasattr(exc, "message") else msg, exc.raw_line, exc.raw_column))
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        tree = None
+        if _libcst_accepts(source):
+            blanked = _blank_newer_syntax(source)
+            try:
+                tree = ast.parse(blanked)
+                source, newer = blanked, True
+            except SyntaxError:
+                # Valid, but not something this interpreter can index: no facts, no error.
+                return BlockParse(block.text, block.kind, wrapper_lines, None, None, None, source=source,
+                                  newer_syntax=True)
+        if tree is None:
+            line = exc.lineno or (1 + wrapper_lines)
+            return BlockParse(block.text, block.kind, wrapper_lines, None, None,
+                              (exc.msg or "invalid syntax", line, max((exc.offset or 1) - 1, 0)), source=source)
     except (RecursionError, MemoryError, ValueError, TypeError) as exc:  # pathological input
-        return BlockParse(block.text, block.kind, wrapper_lines, None, {}, None,
-                          (f"cannot parse: {type(exc).__name__}", 1 + wrapper_lines, 0))
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    bp = BlockParse(block.text, block.kind, wrapper_lines, module, positions, None, None)
-    bp.root = index_module(module, bp)
+        return BlockParse(block.text, block.kind, wrapper_lines, None, None,
+                          (f"cannot parse: {type(exc).__name__}", 1 + wrapper_lines, 0), source=source)
+    bp = BlockParse(block.text, block.kind, wrapper_lines, tree, None, None, source=source, newer_syntax=newer)
+    try:
+        bp.root = index_module(tree, bp)
+    except RecursionError:
+        return BlockParse(block.text, block.kind, wrapper_lines, None, None,
+                          ("expression nested too deeply to analyse", 1 + wrapper_lines, 0), source=source)
     bp.sites = {id(cs.node): cs for s in bp.root.walk() for cs in s.calls}
     return bp
 
@@ -181,26 +246,37 @@ class ModuleIndex:
         bp = scope_or_block.block if isinstance(scope_or_block, Scope) else scope_or_block
         return self._offset.get(id(bp), 0)
 
-    def span(self, node: cst.CSTNode, where: Scope | BlockParse) -> Span:
+    def span(self, node: ast.AST, where: Scope | BlockParse | None) -> Span:
         bp = where.block if isinstance(where, Scope) else where
-        if bp is None:
-            return Span(1, 0, 1, 0)
-        r: CodeRange | None = bp.positions.get(node)  # type: ignore[union-attr]
-        if r is None:
+        lineno = getattr(node, "lineno", None)
+        if bp is None or lineno is None:
             return Span(1, 0, 1, 0)
         off = self._offset.get(id(bp), 0)
-        return Span(r.start.line + off, r.start.column, r.end.line + off, r.end.column)
+        end_line = getattr(node, "end_lineno", None) or lineno
+        col = bp.col(lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_col = bp.col(end_line, getattr(node, "end_col_offset", None) or node.col_offset)  # type: ignore[attr-defined]
+        return Span(lineno + off, col, end_line + off, end_col)
 
-    def line_of(self, node: cst.CSTNode, where: Scope | BlockParse) -> int:
+    def line_of(self, node: ast.AST, where: Scope | BlockParse) -> int:
         return self.span(node, where).line
 
     def binding_line(self, b: Binding, scope: Scope) -> int:
         node = b.stmt if b.stmt is not None else b.node
         return self.line_of(node, scope) if node is not None else 0
 
-    def code_of(self, node: cst.CSTNode) -> str:
+    def code_of(self, node: ast.AST, where: Scope | BlockParse | None = None) -> str:
+        """The source text of a node as written (or unparsed when its block is not given)."""
+        bp = where.block if isinstance(where, Scope) else where
+        if bp is not None and getattr(node, "lineno", None) is not None:
+            lines = [bp.line(i) for i in range(node.lineno, (node.end_lineno or node.lineno) + 1)]  # type: ignore[attr-defined]
+            if lines:
+                start = bp.col(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                end = bp.col(node.end_lineno or node.lineno, node.end_col_offset or 0)  # type: ignore[attr-defined]
+                if len(lines) == 1:
+                    return lines[0][start:end]
+                return "\n".join([lines[0][start:], *lines[1:-1], lines[-1][:end]])
         try:
-            return cst.Module(body=[]).code_for_node(node)
+            return ast.unparse(node)
         except Exception:  # noqa: BLE001 - display only
             return "<expr>"
 

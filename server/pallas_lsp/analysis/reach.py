@@ -41,12 +41,12 @@ def is_inline_mgpu(ev: Evaluator, v: Value) -> CallVal | None:
 
 def _runs_decorated(ev: Evaluator, d: DecoratorSite) -> bool:
     """Whether a decorator runs the decorated nested def right away (pl.when, pl.loop...)."""
-    v = ev.value(d.node.decorator, d.scope, ev.order_of(d))
+    v = ev.value(d.node, d.scope, ev.order_of(d))
     name = ev.called_api(v) or ev.ext_name(v)
     if isinstance(v, PartialVal) and isinstance(v.func, Ext):
         name = v.func.name
-    if name == api.WHEN and isinstance(v, CallVal) and v.site.node.args:
-        cond = ev.value(v.site.node.args[0].value, v.site.scope, v.order)
+    if name == api.WHEN and isinstance(v, CallVal) and v.site.positional:
+        cond = ev.value(v.site.positional[0], v.site.scope, v.order)
         if isinstance(cond, Const) and isinstance(cond.value, bool) and not cond.value:
             return False  # pl.when(False) never calls it
         return True
@@ -77,8 +77,8 @@ def reach(ev: Evaluator, kernels: list[Scope]) -> list[Reached]:
             t = ev.function_of(callee)
             if t is not None:
                 targets.append(t)
-            for a in cs.node.args:
-                av = ev.value(a.value, scope, order)
+            for a in cs.all_args:
+                av = ev.value(a, scope, order)
                 if is_inline_mgpu(ev, av) is not None:
                     continue
                 t2 = ev.function_of(av)

@@ -1,35 +1,39 @@
 """Per-block facts: scopes, bindings, call sites, decorators, ``with`` blocks.
 
-One libcst pass over a block builds this index; it is cached with the block's
-parse, so nothing here runs again while the block's text is unchanged. Lines in
-these facts are relative to the parsed text; :class:`~.module.ModuleIndex` adds
-the block's offset.
+One pass over a block's syntax tree builds this index; it is cached with the
+block's parse, so nothing here runs again while the block's text is unchanged.
+Lines in these facts are relative to the parsed text; :class:`~.module.ModuleIndex`
+adds the block's offset.
+
+The tree is the standard library's ``ast`` (its C parser is ~25x faster than
+libcst's and carries positions for free, measured in docs/performance.md);
+libcst decides whether a block ``ast`` rejects is valid newer Python (see module.py).
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Iterator
-
-import libcst as cst
 
 
 @dataclass(eq=False, repr=False)
 class Binding:
     name: str
     kind: str  # "assign" | "unpack" | "def" | "class" | "import" | "param" | "loop" | "with" | "aug" | "other"
-    node: cst.CSTNode | None  # the value expression (assign), the def (def/class), None otherwise
-    stmt: cst.CSTNode | None  # the statement that binds
+    node: ast.AST | None  # the value expression (assign), the def (def/class), None otherwise
+    stmt: ast.AST | None  # the statement that binds
     seq: int  # order within the block
     index: int = -1  # position inside a tuple target, for "unpack"
     qualified: str = ""  # for imports: the qualified name bound
     scope: "Scope | None" = None  # the scope it binds in (set by Scope.bind)
+    type_checking: bool = False  # bound under ``if TYPE_CHECKING:`` (what the name statically is)
 
 
 @dataclass(eq=False, repr=False)
 class CallSite:
-    node: cst.Call
+    node: ast.Call
     scope: "Scope"
-    guards: tuple[tuple[cst.BaseExpression, bool], ...]  # enclosing if-tests in this scope and the branch taken
+    guards: tuple[tuple[ast.expr, bool], ...]  # enclosing if-tests in this scope and the branch taken
     withs: tuple["WithSite", ...]  # enclosing with-blocks in this scope
     seq: int
     use: str = "other"  # "expr" (result dropped), "assign" (bound to names), "other"
@@ -40,32 +44,54 @@ class CallSite:
     callee_last: str = ""
     arg_names: tuple[str, ...] = ()
 
+    @property
+    def positional(self) -> list[ast.expr]:
+        return [a for a in self.node.args if not isinstance(a, ast.Starred)]
+
+    @property
+    def keywords(self) -> dict[str, ast.expr]:
+        return {k.arg: k.value for k in self.node.keywords if k.arg is not None}
+
+    @property
+    def has_star(self) -> bool:
+        return any(isinstance(a, ast.Starred) for a in self.node.args) or \
+            any(k.arg is None for k in self.node.keywords)
+
+    @property
+    def all_args(self) -> list[ast.expr]:
+        return [a.value if isinstance(a, ast.Starred) else a for a in self.node.args] + \
+            [k.value for k in self.node.keywords]
+
 
 @dataclass(eq=False, repr=False)
 class DecoratorSite:
-    node: cst.Decorator
+    node: ast.expr  # the decorator expression
     scope: "Scope"  # the scope the decorator expression is evaluated in
     target: "Scope"  # the decorated def
     index: int  # 0 = outermost (applied last)
-    guards: tuple[tuple[cst.BaseExpression, bool], ...]
+    guards: tuple[tuple[ast.expr, bool], ...]
     withs: tuple["WithSite", ...]
     seq: int
 
 
 @dataclass(eq=False, repr=False)
 class WithSite:
-    node: cst.With
+    node: ast.With | ast.AsyncWith
     scope: "Scope"
-    guards: tuple[tuple[cst.BaseExpression, bool], ...]
+    guards: tuple[tuple[ast.expr, bool], ...]
     withs: tuple["WithSite", ...]
     seq: int
+
+
+for _cls in (Binding, CallSite, DecoratorSite, WithSite):
+    _cls.__repr__ = lambda self: f"<{type(self).__name__} seq={self.seq}>"  # type: ignore[method-assign]
 
 
 @dataclass(eq=False)
 class Scope:
     kind: str  # "module" | "function" | "lambda" | "class"
     name: str
-    node: cst.CSTNode | None
+    node: ast.AST | None
     parent: "Scope | None"
     block: object = None  # the BlockParse this scope came from (for positions)
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
@@ -74,10 +100,11 @@ class Scope:
     withs: list[WithSite] = field(default_factory=list)
     children: list["Scope"] = field(default_factory=list)
     loads: dict[str, int] = field(default_factory=dict)
-    params: list[tuple[str, cst.BaseExpression | None, str]] = field(default_factory=list)  # name, default, kind
-    returns: list[cst.BaseExpression] = field(default_factory=list)
-    # For a def: the guards/withs under which the def statement itself runs in its parent.
-    def_guards: tuple[tuple[cst.BaseExpression, bool], ...] = ()
+    params: list[tuple[str, ast.expr | None, str]] = field(default_factory=list)  # name, default, kind
+    param_nodes: list[ast.arg] = field(default_factory=list)
+    returns: list[ast.expr] = field(default_factory=list)
+    # For a def: the guards under which the def statement itself runs in its parent.
+    def_guards: tuple[tuple[ast.expr, bool], ...] = ()
 
     def __repr__(self) -> str:
         return f"<Scope {self.kind} {self.qualname}>"
@@ -101,289 +128,291 @@ class Scope:
         b.scope = self
         self.bindings.setdefault(b.name, []).append(b)
 
+    def bind_here(self, b: Binding, guards: list[tuple[ast.expr, bool]]) -> None:
+        b.type_checking = any(branch and _is_type_checking(test) for test, branch in guards)
+        self.bind(b)
+
     @property
-    def function_def(self) -> cst.FunctionDef | None:
-        return self.node if isinstance(self.node, cst.FunctionDef) else None
+    def function_def(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        return self.node if isinstance(self.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-for _cls in (Binding, CallSite, DecoratorSite, WithSite):
-    _cls.__repr__ = lambda self: f"<{type(self).__name__} seq={self.seq}>"  # type: ignore[method-assign]
-
-
-def dotted_name(node: cst.CSTNode) -> str | None:
+def dotted_name(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
         return ".".join(reversed(parts))
     return None
 
 
-def _import_module_name(node: cst.CSTNode | None) -> str:
-    return dotted_name(node) or "" if node is not None else ""
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-class _Indexer(cst.CSTVisitor):
+def _names_in(node: ast.AST) -> list[ast.Name]:
+    if isinstance(node, ast.Name):
+        return [node]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        out: list[ast.Name] = []
+        for el in node.elts:
+            out += _names_in(el)
+        return out
+    if isinstance(node, ast.Starred):
+        return _names_in(node.value)
+    return []
+
+
+class _Indexer:
+    """Walks statements and expressions in source order, keeping the scope, the enclosing
+    if-tests (guards) and with-blocks of every call."""
+
     def __init__(self, root: Scope) -> None:
-        super().__init__()
         self.scope = root
-        self.frames: list[tuple[Scope, list, list]] = []
-        self.guards: list[tuple[cst.BaseExpression, bool]] = []
+        self.guards: list[tuple[ast.expr, bool]] = []
         self.withs: list[WithSite] = []
         self.seq = 0
-        self.pending: dict[int, Scope] = {}  # id(def node) -> its scope, between visit and body
-        self.use: dict[int, tuple[str, tuple[str, ...]]] = {}
-        self.not_loads: set[int] = set()
 
     def _next(self) -> int:
         self.seq += 1
         return self.seq
 
-    def _push(self, scope: Scope) -> None:
-        self.frames.append((self.scope, self.guards, self.withs))
+    # --- scopes ---------------------------------------------------------------------
+    def _in_scope(self, scope: Scope, body) -> None:
+        saved = (self.scope, self.guards, self.withs)
         self.scope, self.guards, self.withs = scope, [], []
+        try:
+            body()
+        finally:
+            self.scope, self.guards, self.withs = saved
 
-    def _pop(self) -> None:
-        self.scope, self.guards, self.withs = self.frames.pop()
+    def _params(self, s: Scope, args: ast.arguments) -> None:
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for i, a in enumerate(positional):
+            kind = "posonly" if i < len(args.posonlyargs) else "normal"
+            s.params.append((a.arg, defaults[i], kind))
+            s.param_nodes.append(a)
+        if args.vararg is not None:
+            s.params.append((args.vararg.arg, None, "star"))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            s.params.append((a.arg, d, "kwonly"))
+            s.param_nodes.append(a)
+        if args.kwarg is not None:
+            s.params.append((args.kwarg.arg, None, "starstar"))
+        for name, _, _ in s.params:
+            s.bind(Binding(name, "param", None, None, 0))
+        # Defaults are evaluated in the enclosing scope, when the def runs.
+        for d in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+            self.expr(d)
 
-    # --- scopes -------------------------------------------------------------------
-    def _new_scope(self, kind: str, name: str, node: cst.CSTNode) -> Scope:
-        s = Scope(kind, name, node, self.scope, self.scope.block, def_guards=tuple(self.guards))
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        s = Scope("function", node.name, node, self.scope, self.scope.block, def_guards=tuple(self.guards))
         self.scope.children.append(s)
-        self.pending[id(node)] = s
-        return s
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        s = self._new_scope("function", node.name.value, node)
-        self.not_loads.add(id(node.name))
-        self.scope.bind(Binding(node.name.value, "def", node, node, self._next()))
-        n = len(node.decorators)
-        for i, d in enumerate(node.decorators):
+        for i, d in enumerate(node.decorator_list):
+            self.expr(d)
             self.scope.decorators.append(
-                DecoratorSite(d, self.scope, s, i if n else 0, tuple(self.guards), tuple(self.withs), self._next()))
-        p = node.params
-        for kind, group in (("posonly", p.posonly_params), ("normal", p.params), ("kwonly", p.kwonly_params)):
-            for prm in group:
-                s.params.append((prm.name.value, prm.default, kind))
-        if isinstance(p.star_arg, cst.Param):
-            s.params.append((p.star_arg.name.value, None, "star"))
-        if p.star_kwarg is not None:
-            s.params.append((p.star_kwarg.name.value, None, "starstar"))
-        for name, _, _ in s.params:
-            s.bind(Binding(name, "param", None, node, 0))
+                DecoratorSite(d, self.scope, s, i, tuple(self.guards), tuple(self.withs), self._next()))
+        self._params(s, node.args)
+        self.scope.bind(Binding(node.name, "def", node, node, self._next()))
+        self._in_scope(s, lambda: self.stmts(node.body))
 
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._push(self.pending.pop(id(node)))
+    def lambda_(self, node: ast.Lambda) -> None:
+        s = Scope("lambda", "<lambda>", node, self.scope, self.scope.block, def_guards=tuple(self.guards))
+        self.scope.children.append(s)
+        self._params(s, node.args)
 
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self._pop()
+        def body() -> None:
+            self.scope.returns.append(node.body)
+            self.expr(node.body)
 
-    def visit_Param(self, node: cst.Param) -> None:
-        self.not_loads.add(id(node.name))
+        self._in_scope(s, body)
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        s = self._new_scope("lambda", "<lambda>", node)
-        p = node.params
-        for kind, group in (("posonly", p.posonly_params), ("normal", p.params), ("kwonly", p.kwonly_params)):
-            for prm in group:
-                s.params.append((prm.name.value, prm.default, kind))
-        if isinstance(p.star_arg, cst.Param):
-            s.params.append((p.star_arg.name.value, None, "star"))
-        if p.star_kwarg is not None:
-            s.params.append((p.star_kwarg.name.value, None, "starstar"))
-        for name, _, _ in s.params:
-            s.bind(Binding(name, "param", None, node, 0))
+    def class_(self, node: ast.ClassDef) -> None:
+        for d in node.decorator_list:
+            self.expr(d)
+        for b in node.bases:
+            self.expr(b)
+        for k in node.keywords:
+            self.expr(k.value)
+        s = Scope("class", node.name, node, self.scope, self.scope.block, def_guards=tuple(self.guards))
+        self.scope.children.append(s)
+        self.scope.bind(Binding(node.name, "class", node, node, self._next()))
+        self._in_scope(s, lambda: self.stmts(node.body))
 
-    def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self._push(self.pending.pop(id(node)))
-        self.scope.returns.append(node.body)
+    # --- statements -------------------------------------------------------------------
+    def stmts(self, body: list[ast.stmt]) -> None:
+        for st in body:
+            self.stmt(st)
 
-    def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self._pop()
+    def stmt(self, st: ast.stmt) -> None:
+        t = type(st)
+        if t is ast.Expr:
+            self.expr(st.value, use=("expr", ()))
+        elif t is ast.Assign:
+            names = [x.id for x in st.targets if isinstance(x, ast.Name)]
+            use = ("assign", tuple(names)) if names and len(names) == len(st.targets) else ("other", ())
+            self.expr(st.value, use=use)
+            for tgt in st.targets:
+                self.target(tgt, "assign", st.value, st)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            self.function(st)  # type: ignore[arg-type]
+        elif t is ast.ClassDef:
+            self.class_(st)  # type: ignore[arg-type]
+        elif t is ast.If:
+            self.expr(st.test)
+            self.guards.append((st.test, True))
+            self.stmts(st.body)
+            self.guards[-1] = (st.test, False)
+            self.stmts(st.orelse)
+            self.guards.pop()
+        elif t in (ast.With, ast.AsyncWith):
+            for item in st.items:
+                self.expr(item.context_expr)
+                if item.optional_vars is not None:
+                    self.target(item.optional_vars, "with", None, st)
+            w = WithSite(st, self.scope, tuple(self.guards), tuple(self.withs), self._next())  # type: ignore[arg-type]
+            self.scope.withs.append(w)
+            self.withs.append(w)
+            self.stmts(st.body)
+            self.withs.pop()
+        elif t in (ast.For, ast.AsyncFor):
+            self.expr(st.iter)
+            self.target(st.target, "loop", None, st)
+            self.stmts(st.body)
+            self.stmts(st.orelse)
+        elif t is ast.While:
+            self.expr(st.test)
+            self.guards.append((st.test, True))
+            self.stmts(st.body)
+            self.guards.pop()
+            self.stmts(st.orelse)
+        elif t is ast.Return:
+            if st.value is not None:
+                self.scope.returns.append(st.value)
+                self.expr(st.value)
+        elif t is ast.AnnAssign:
+            if st.value is not None:
+                self.expr(st.value)
+            self.target(st.target, "assign" if st.value is not None else "other", st.value, st)
+        elif t is ast.AugAssign:
+            self.expr(st.value)
+            if isinstance(st.target, ast.Name):
+                self.load(st.target.id)
+            else:
+                self.expr(st.target)
+            self.target(st.target, "aug", None, st)
+        elif t is ast.Import:
+            for alias in st.names:
+                if alias.asname:
+                    local, qual = alias.asname, alias.name
+                else:
+                    local = qual = alias.name.split(".")[0]
+                self.scope.bind_here(Binding(local, "import", None, st, self._next(), qualified=qual), self.guards)
+        elif t is ast.ImportFrom:
+            module = "." * (st.level or 0) + (st.module or "")
+            for alias in st.names:
+                if alias.name == "*":
+                    self.scope.bind(Binding("*", "import", None, st, self._next(), qualified=module + ".*"))
+                    continue
+                sep = "" if module.endswith(".") else "."
+                self.scope.bind_here(Binding(alias.asname or alias.name, "import", None, st, self._next(),
+                                             qualified=f"{module}{sep}{alias.name}"), self.guards)
+        elif t is ast.Try or t.__name__ == "TryStar":
+            self.stmts(st.body)  # type: ignore[attr-defined]
+            for h in st.handlers:  # type: ignore[attr-defined]
+                if h.type is not None:
+                    self.expr(h.type)
+                if h.name:
+                    self.scope.bind(Binding(h.name, "other", None, h, self._next()))
+                self.stmts(h.body)
+            self.stmts(st.orelse)  # type: ignore[attr-defined]
+            self.stmts(st.finalbody)  # type: ignore[attr-defined]
+        elif t is ast.Delete:
+            for tgt in st.targets:
+                if not isinstance(tgt, (ast.Name, ast.Tuple, ast.List)):
+                    self.expr(tgt)
+        elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
+            pass
+        elif t.__name__ == "Match":
+            self.expr(st.subject)  # type: ignore[attr-defined]
+            for case in st.cases:  # type: ignore[attr-defined]
+                if case.guard is not None:
+                    self.expr(case.guard)
+                self.stmts(case.body)
+        else:  # Raise, Assert, TypeAlias, ...: just their expressions
+            for child in ast.iter_child_nodes(st):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+                elif isinstance(child, ast.stmt):
+                    self.stmt(child)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._new_scope("class", node.name.value, node)
-        self.not_loads.add(id(node.name))
-        self.scope.bind(Binding(node.name.value, "class", node, node, self._next()))
-
-    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._push(self.pending.pop(id(node)))
-
-    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self._pop()
-
-    # --- control flow ---------------------------------------------------------------
-    def visit_If_body(self, node: cst.If) -> None:
-        self.guards.append((node.test, True))
-
-    def leave_If_body(self, node: cst.If) -> None:
-        self.guards.pop()
-
-    def visit_If_orelse(self, node: cst.If) -> None:
-        self.guards.append((node.test, False))
-
-    def leave_If_orelse(self, node: cst.If) -> None:
-        self.guards.pop()
-
-    def visit_While_body(self, node: cst.While) -> None:
-        self.guards.append((node.test, True))
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self.guards.pop()
-
-    def visit_With_body(self, node: cst.With) -> None:
-        w = WithSite(node, self.scope, tuple(self.guards), tuple(self.withs), self._next())
-        self.scope.withs.append(w)
-        self.withs.append(w)
-
-    def leave_With_body(self, node: cst.With) -> None:
-        self.withs.pop()
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bind_target(node.asname.name, "with", None, node)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target, "loop", None, node)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind_target(node.target, "loop", None, node)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.scope.returns.append(node.value)
-
-    # --- bindings ---------------------------------------------------------------------
-    def _bind_target(self, target: cst.CSTNode, kind: str, value: cst.CSTNode | None, stmt: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            self.not_loads.add(id(target))
-            self.scope.bind(Binding(target.value, kind, value, stmt, self._next()))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for i, el in enumerate(target.elements):
-                inner = el.value
-                if isinstance(inner, cst.Name):
-                    self.not_loads.add(id(inner))
-                    self.scope.bind(Binding(inner.value, "unpack" if kind == "assign" else kind, value, stmt,
+    def target(self, target: ast.AST, kind: str, value: ast.AST | None, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.bind_here(Binding(target.id, kind, value, stmt, self._next()), self.guards)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for i, el in enumerate(target.elts):
+                if isinstance(el, ast.Name):
+                    self.scope.bind(Binding(el.id, "unpack" if kind == "assign" else kind, value, stmt,
                                             self._next(), index=i))
                 else:
-                    self._bind_target(inner, "other", None, stmt)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value, "other", None, stmt)
+                    self.target(el, "other", None, stmt)
+        elif isinstance(target, ast.Starred):
+            self.target(target.value, "other", None, stmt)
+        else:  # attribute or subscript targets read their base
+            self.expr(target)
 
-    # Targets are bound on leave, after the value's calls, so that in
-    # ``kernel = pl.pallas_call(kernel, ...)`` the argument resolves to the earlier def.
-    def visit_Assign(self, node: cst.Assign) -> None:
-        names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-        for t in node.targets:
-            for n in _names_in(t.target):
-                self.not_loads.add(id(n))
-        if isinstance(node.value, cst.Call):
-            self.use[id(node.value)] = ("assign", tuple(names)) if names and len(names) == len(node.targets) else ("other", ())
+    # --- expressions ------------------------------------------------------------------
+    def load(self, name: str) -> None:
+        self.scope.loads[name] = self.scope.loads.get(name, 0) + 1
 
-    def leave_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self._bind_target(t.target, "assign", node.value, node)
+    def expr(self, node: ast.AST, use: tuple[str, tuple[str, ...]] = ("other", ())) -> None:
+        """Pre-order, source order: a call is recorded before the calls in its arguments."""
+        stack: list[tuple[ast.AST, tuple[str, tuple[str, ...]]]] = [(node, use)]
+        while stack:
+            n, u = stack.pop()
+            t = type(n)
+            if t is ast.Name:
+                if isinstance(n.ctx, ast.Load):  # type: ignore[attr-defined]
+                    self.load(n.id)  # type: ignore[attr-defined]
+                continue
+            if t is ast.Call:
+                self.call(n, u)  # type: ignore[arg-type]
+                kids = [n.func, *n.args, *[k.value for k in n.keywords]]  # type: ignore[attr-defined]
+                stack.extend((k, ("other", ())) for k in reversed(kids))
+                continue
+            if t is ast.Lambda:
+                self.lambda_(n)  # type: ignore[arg-type]
+                continue
+            if t is ast.NamedExpr:
+                stack.append((n.value, ("other", ())))  # type: ignore[attr-defined]
+                self.target(n.target, "assign", n.value, n)  # type: ignore[attr-defined]
+                continue
+            if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+                for g in n.generators:  # type: ignore[attr-defined]
+                    self.target(g.target, "loop", None, n)
+            stack.extend((k, ("other", ())) for k in reversed(list(ast.iter_child_nodes(n))))
 
-    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind_target(node.target, "assign" if node.value is not None else "other", node.value, node)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        for n in _names_in(node.target):
-            self.not_loads.add(id(n))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target, "aug", None, node)
-        if isinstance(node.target, cst.Name):
-            self.not_loads.discard(id(node.target))  # x += 1 reads x
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.not_loads.add(id(node.target))
-
-    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target, "assign", node.value, node)
-
-    def visit_Expr(self, node: cst.Expr) -> None:
-        if isinstance(node.value, cst.Call):
-            self.use[id(node.value)] = ("expr", ())
-
-    def visit_Del(self, node: cst.Del) -> None:
-        for n in _names_in(node.target):
-            self.not_loads.add(id(n))
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = dotted_name(alias.name) or ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local, qual = alias.asname.name.value, full
-                self.not_loads.add(id(alias.asname.name))
-            else:
-                local = full.split(".")[0]
-                qual = local
-            self.scope.bind(Binding(local, "import", None, node, self._next(), qualified=qual))
-        return False  # type: ignore[return-value]
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = "." * len(node.relative) + _import_module_name(node.module)
-        if isinstance(node.names, cst.ImportStar):
-            self.scope.bind(Binding("*", "import", None, node, self._next(), qualified=module + ".*"))
-            return False  # type: ignore[return-value]
-        for alias in node.names:
-            name = dotted_name(alias.name) or ""
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            sep = "" if module.endswith(".") else "."
-            self.scope.bind(Binding(local, "import", None, node, self._next(), qualified=f"{module}{sep}{name}"))
-        return False  # type: ignore[return-value]
-
-    def visit_Global(self, node: cst.Global) -> None:
-        return False  # type: ignore[return-value]
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        return False  # type: ignore[return-value]
-
-    # --- uses -------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
-        use, targets = self.use.pop(id(node), ("other", ()))
+    def call(self, node: ast.Call, use: tuple[str, tuple[str, ...]]) -> None:
         func = node.func
-        while isinstance(func, cst.Call):
+        while isinstance(func, ast.Call):
             func = func.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        args = tuple(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        args = tuple(a.id for a in node.args if isinstance(a, ast.Name)) + \
+            tuple(k.value.id for k in node.keywords if isinstance(k.value, ast.Name))
         inner = node.func
-        while isinstance(inner, cst.Call):  # jax.jit(f)(x): f is invoked here too
-            args += tuple(a.value.value for a in inner.args if isinstance(a.value, cst.Name))
+        while isinstance(inner, ast.Call):  # jax.jit(f)(x): f is invoked here too
+            args += tuple(a.id for a in inner.args if isinstance(a, ast.Name))
             inner = inner.func
         self.scope.calls.append(CallSite(node, self.scope, tuple(self.guards), tuple(self.withs), self._next(),
-                                         use, targets, last, args))
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.not_loads.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self.not_loads.add(id(node.keyword))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.not_loads:
-            self.scope.loads[node.value] = self.scope.loads.get(node.value, 0) + 1
+                                         use[0], use[1], last, args))
 
 
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    if isinstance(node, cst.Name):
-        return [node]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        out: list[cst.Name] = []
-        for el in node.elements:
-            out += _names_in(el.value)
-        return out
-    return []
-
-
-def index_module(module: cst.Module, block: object) -> Scope:
+def index_module(module: ast.Module, block: object) -> Scope:
     root = Scope("module", "<module>", module, None, block)
-    module.visit(_Indexer(root))
+    _Indexer(root).stmts(module.body)
     return root

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import libcst as cst
+import ast
 
 from ..analysis import api
 from ..analysis.contexts import Context, Mode
@@ -41,7 +41,7 @@ _INT_FUNCS = {
 class Staticness:
     kind: str  # "static" | "dynamic" | "unknown"
     reason: str = ""
-    node: cst.CSTNode | None = None  # where the dynamic value comes from
+    node: ast.AST | None = None  # where the dynamic value comes from
     scope: Scope | None = None
     jit_param: tuple[Scope, str] | None = None  # a traced jax.jit parameter at the root
     jit_call: object = None  # the jax.jit(f) CallSite whose call traces it (call form)
@@ -69,7 +69,7 @@ class StaticEvaluator:
         self.ev = ev
         self.depth = 0
 
-    def of(self, node: cst.CSTNode, scope: Scope, order: Order) -> Staticness:
+    def of(self, node: ast.AST, scope: Scope, order: Order) -> Staticness:
         if self.depth > 30:
             return UNKNOWN
         self.depth += 1
@@ -78,16 +78,16 @@ class StaticEvaluator:
         finally:
             self.depth -= 1
 
-    def _of(self, node: cst.CSTNode, scope: Scope, order: Order) -> Staticness:
+    def _of(self, node: ast.AST, scope: Scope, order: Order) -> Staticness:
         ev = self.ev
-        if isinstance(node, cst.Integer):
-            return STATIC
-        if isinstance(node, cst.Name):
-            b = ev.lookup(node.value, scope, order)
+        if isinstance(node, ast.Constant):
+            return STATIC if isinstance(node.value, int) else UNKNOWN
+        if isinstance(node, ast.Name):
+            b = ev.lookup(node.id, scope, order)
             if b is None:
                 return UNKNOWN
             if b.kind == "param":
-                return self._param(b.scope, node.value)
+                return self._param(b.scope, node.id)
             if b.kind == "assign" and b.node is not None:
                 return self.of(b.node, b.scope, ev.order_of(b))
             if b.kind == "unpack":
@@ -96,36 +96,36 @@ class StaticEvaluator:
                     n, s, o = v.items[b.index]
                     return self.of(n, s, o)
             return UNKNOWN
-        if isinstance(node, cst.Attribute):
-            if node.attr.value in _STATIC_ATTRS:
+        if isinstance(node, ast.Attribute):
+            if node.attr in _STATIC_ATTRS:
                 return STATIC
             c = ev.const(node, scope, order)
             return STATIC if isinstance(c, int) and not isinstance(c, bool) else UNKNOWN
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, ast.Subscript):
             base = node.value
-            if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            if isinstance(base, ast.Attribute) and base.attr == "shape":
                 return STATIC
             return self.of(base, scope, order)
-        if isinstance(node, cst.BinaryOperation):
+        if isinstance(node, ast.BinOp):
             return Staticness.combine([self.of(node.left, scope, order), self.of(node.right, scope, order)])
-        if isinstance(node, cst.UnaryOperation):
-            return self.of(node.expression, scope, order)
-        if isinstance(node, cst.IfExp):
+        if isinstance(node, ast.UnaryOp):
+            return self.of(node.operand, scope, order)
+        if isinstance(node, ast.IfExp):
             return Staticness.combine([self.of(node.body, scope, order), self.of(node.orelse, scope, order)])
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             f = ev.value(node.func, scope, order)
             name = ev.ext_name(f)
+            code = ev.index.code_of(node, scope)
             if name in _SHAPE_FUNCS:
                 return STATIC
             if name in _INT_FUNCS:
-                return Staticness.combine([self.of(a.value, scope, order) for a in node.args])
+                return Staticness.combine([self.of(a, scope, order) for a in node.args])
             if name and name.startswith("jax.numpy."):
-                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a JAX array, not a Python int", node, scope)
+                return Staticness("dynamic", f"`{code}` is a JAX array, not a Python int", node, scope)
             if name and name.startswith("numpy."):
-                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a NumPy scalar, not a Python int",
-                                  node, scope)
+                return Staticness("dynamic", f"`{code}` is a NumPy scalar, not a Python int", node, scope)
             if name and (name.startswith("jax.lax.") or name in (f"{api.PL}.program_id", f"{api.PL}.num_programs")):
-                return Staticness("dynamic", f"`{ev.index.code_of(node)}` is a traced value", node, scope)
+                return Staticness("dynamic", f"`{code}` is a traced value", node, scope)
             return UNKNOWN
         return UNKNOWN
 
@@ -153,7 +153,7 @@ class StaticEvaluator:
                 continue
             if b.traced:
                 jit_call = ev.site_of(inv.site.node.func, inv.site.scope) \
-                    if isinstance(inv.site.node.func, cst.Call) else None
+                    if isinstance(inv.site.node.func, ast.Call) else None
                 parts.append(Staticness(
                     "dynamic", f"`{name}` is passed to `{fn.name}` through jax.jit, which traces it",
                     inv.site.node, inv.site.scope, jit_call=jit_call, param=name))
@@ -162,7 +162,7 @@ class StaticEvaluator:
         return Staticness.combine(parts)
 
 
-def grid_entries(ev: Evaluator, launch) -> list[tuple[cst.BaseExpression, Scope, Order]]:
+def grid_entries(ev: Evaluator, launch) -> list[tuple[ast.expr, Scope, Order]]:
     """The grid's entries, from ``grid=`` or ``grid_spec=GridSpec(grid=...)``."""
     grid = launch.options.get("grid")
     if grid is None:
@@ -229,7 +229,7 @@ class DynamicGridInGpuInterpret(Rule):
                         "with a bare AssertionError)")
             fixes = tuple(f for f in (static_argnames_fix(ev, st), unwrap_fix(ev, se, st, node)) if f is not None)
             yield Candidate(self, span, (self.code, id(node)), launch, context, err,
-                            f"Grid entry `{ev.index.code_of(node)}` is not a Python int, and GPU interpret mode "
+                            f"Grid entry `{ev.index.code_of(node, scope)}` is not a Python int, and GPU interpret mode "
                             f"needs a static grid ({st.reason})", (), tuple(related), fixes)
 
     VALID = [
@@ -384,8 +384,8 @@ def static_argnames_fix(ev: Evaluator, st: Staticness) -> Fix | None:
         if name == api.JIT:
             if isinstance(d, Ext):
                 functools_name, imp = ensure_import(index, "functools")
-                dec = v.site.node.decorator
-                text = f"{functools_name}.partial({index.code_of(dec)}, static_argnames={quoted})"
+                dec = v.site.node
+                text = f"{functools_name}.partial({index.code_of(dec, v.site.scope)}, static_argnames={quoted})"
                 edits = [TextEdit(index.span(dec, v.site.scope), text)] + ([imp] if imp else [])
                 return Fix(title, tuple(edits), preferred=True)
             site = d.site if isinstance(d, (CallVal, PartialVal)) else None
@@ -402,33 +402,33 @@ def _extend_static(ev: Evaluator, site, param: str, title: str) -> Fix | None:
     if node is None:
         return None
     index = ev.index
-    if isinstance(node, (cst.Tuple, cst.List)) and node.elements:
-        last = index.span(node.elements[-1].value, site.scope)
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+        last = index.span(node.elts[-1], site.scope)
         return Fix(title, (TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col),
                                     f', "{param}"'),), preferred=True)
-    if isinstance(node, cst.SimpleString):
-        return Fix(title, (TextEdit(index.span(node, site.scope), f'({index.code_of(node)}, "{param}")'),),
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Fix(title, (TextEdit(index.span(node, site.scope), f'({index.code_of(node, site.scope)}, "{param}")'),),
                    preferred=True)
     return None
 
 
-def unwrap_fix(ev: Evaluator, se: "StaticEvaluator", st: Staticness, entry: cst.CSTNode) -> Fix | None:
+def unwrap_fix(ev: Evaluator, se: "StaticEvaluator", st: Staticness, entry: ast.AST) -> Fix | None:
     """``jnp.int32(x.shape[0] // 4)`` of a static value: use the Python int itself."""
     call = st.node
-    if not isinstance(call, cst.Call) or len(call.args) != 1 or st.scope is None:
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords or st.scope is None:
         return None
     name = ev.ext_name(ev.value(call.func, st.scope, None))
     if not name or not _SCALAR_CTORS.match(name):
         return None
-    arg = call.args[0].value
+    arg = call.args[0]
     if se.of(arg, st.scope, None).kind != "static":
         return None
-    text = ev.index.code_of(arg)
+    text = ev.index.code_of(arg, st.scope)
     is_rhs = any(b.node is call for bs in st.scope.bindings.values() for b in bs)
-    if not (is_rhs or call is entry or isinstance(arg, (cst.Name, cst.Attribute, cst.Subscript, cst.Call,
-                                                           cst.Integer))):
+    if not (is_rhs or call is entry or isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript, ast.Call,
+                                                           ast.Constant))):
         text = f"({text})"
-    return Fix(f"Use the Python int `{text}` instead of `{ev.index.code_of(call)}`",
+    return Fix(f"Use the Python int `{text}` instead of `{ev.index.code_of(call, st.scope)}`",
                (TextEdit(ev.index.span(call, st.scope), text),), preferred=True)
 
 
@@ -441,7 +441,7 @@ def _has_partial_blocks(ev: Evaluator, launch) -> bool:
         v = ev.value(*opt)
         items = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
         for it in items:
-            if isinstance(it, CallVal) and ev.called_api(it) == f"{api.PL}.BlockSpec" and it.site.node.args:
+            if isinstance(it, CallVal) and ev.called_api(it) == f"{api.PL}.BlockSpec" and it.site.positional:
                 return True
     return False
 

@@ -101,7 +101,7 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         return f"ValueError: GPU interpret mode does not support `inline_mgpu` param with value {setting}."
 
     def headline(self, hit) -> str:
-        name = hit.ev.index.code_of(hit.call.node.func)
+        name = hit.ev.index.code_of(hit.call.node.func, hit.call.scope)
         return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.mode.words}"
 
     def fixes(self, hit) -> list:
