@@ -107,6 +107,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     from .rules import RULE_CLASSES
 
+    if args.format == "markdown":
+        from .ruledocs import rules_markdown
+
+        print(rules_markdown(), end="")
+        return 0
     store = _store([], sys.stderr)
     rows = []
     for cls in RULE_CLASSES:
@@ -157,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_explain)
 
     r = sub.add_parser("rules", help="list the rules")
-    r.add_argument("--format", choices=["text", "json"], default="text")
+    r.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     r.set_defaults(func=cmd_rules)
     return ap
 
