@@ -1,7 +1,7 @@
 // Bundles the extension with esbuild into dist/extension.js.
 // `--tests` also builds the unit tests (and the pure modules they import) into out/ for `node --test`.
 import { build } from "esbuild";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,6 +21,27 @@ await build({
   minify: production,
   logLevel: "warning",
 });
+
+// For packaging: no byte code in the .vsix (a run of the bundled server writes __pycache__;
+// .vscodeignore cannot exclude inside a negated folder, so remove it here).
+if (production) {
+  const prune = (dir) => {
+    for (const e of readdirSync(dir)) {
+      const p = join(dir, e);
+      if (statSync(p).isDirectory()) {
+        if (e === "__pycache__") {
+          rmSync(p, { recursive: true, force: true });
+        } else {
+          prune(p);
+        }
+      }
+    }
+  };
+  const libs = join(root, "bundled", "libs");
+  if (existsSync(libs)) {
+    prune(libs);
+  }
+}
 
 if (process.argv.includes("--tests")) {
   const tests = readdirSync(join(root, "test", "unit")).filter((f) => f.endsWith(".test.ts"));

@@ -75,6 +75,6 @@ writeFileSync(
 );
 
 // Smoke test: the bundled launcher runs without the repo's virtualenv.
-const out = sh(python, ["-I", join(root, "bundled", "tool", "server.py"), "rules", "--format", "json"]);
+const out = sh(python, ["-I", "-B", join(root, "bundled", "tool", "server.py"), "rules", "--format", "json"]);
 const rules = JSON.parse(out).map((r) => r.code);
 console.log(`bundle: pallas-lsp ${version} in bundled/libs (${((Date.now() - started) / 1000).toFixed(1)} s); rules ${rules.join(", ")}`);

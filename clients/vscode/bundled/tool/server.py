@@ -38,6 +38,12 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
+    import pallas_lsp
+
+    if (sys.argv[1:2] or ["serve"])[0] == "serve":
+        # stderr goes to the editor's log: say which copy runs.
+        print(f"pallas-lsp (bundled) {pallas_lsp.__version__} from {os.path.dirname(pallas_lsp.__file__)} "
+              f"on Python {sys.version.split()[0]} ({sys.executable})", file=sys.stderr, flush=True)
     return int(cli_main(sys.argv[1:] or ["serve"]) or 0)
 
 

@@ -398,8 +398,16 @@ async function runVariant(variant, { bin, vsix }) {
     await step("the extension found the server (resolution chain in the Pallas LSP output channel)", async () => {
       const expected = {
         path: [/1\. pallasLsp\.path: using .*\.venv\/bin\/pallas-lsp serve/],
-        bundled: [/2\. pallasLsp\.importStrategy is useBundled/, /bundled server: using .*bundled\/tool\/server\.py/],
-        untrusted: [/workspace is not trusted/, /bundled server: using .*bundled\/tool\/server\.py/],
+        bundled: [
+          /2\. pallasLsp\.importStrategy is useBundled/,
+          /bundled server: using .*bundled\/tool\/server\.py/,
+          /pallas-lsp \(bundled\) \S+ from \S*\/extensions\/pallas-lsp\.pallas-lsp-[^/]+\/bundled\/libs\/pallas_lsp /,
+        ],
+        untrusted: [
+          /workspace is not trusted/,
+          /bundled server: using .*bundled\/tool\/server\.py/,
+          /pallas-lsp \(bundled\) \S+ from \S*\/extensions\/pallas-lsp\.pallas-lsp-[^/]+\/bundled\/libs\/pallas_lsp /,
+        ],
       }[variant];
       const text = await until("the resolution chain and a running server in the log", async () => {
         const t = channelLog(userDataDir);
@@ -408,7 +416,7 @@ async function runVariant(variant, { bin, vsix }) {
       if (variant === "untrusted" && /nonexistent/.test(text.split("Starting:")[1] ?? "")) {
         throw new Failure("the untrusted workspace started the configured pallasLsp.path");
       }
-      return text.split("\n").filter((l) => /Resolving|^\[.*\]\s+(\d\.|\(untrusted\)|workspace)|Starting:|Server running/.test(l)).join("\n");
+      return text.split("\n").filter((l) => /Resolving|^\[.*\]\s+(\d\.|\(untrusted\)|workspace)|Starting:|Server running|\(bundled\)/.test(l)).join("\n");
     });
 
     await step("Problems shows PAL003 on line 15", async () => {
