@@ -18,6 +18,7 @@ import {
 } from "vscode-languageclient/node";
 import { parseCheckOutput } from "./checkResults";
 import { canImportPallasLsp, pythonInfo, run, which } from "./proc";
+import { NotebookCellDiagnostics } from "./notebookDiagnostics";
 import * as python from "./python";
 import { Bundle, resolveServer, serveArgs, ServerCommand } from "./resolve";
 import {
@@ -45,6 +46,7 @@ let status: vscode.LanguageStatusItem;
 let extensionPath = "";
 let client: LanguageClient | undefined;
 let current: ServerCommand | undefined;
+let notebookDiagnostics: NotebookCellDiagnostics | undefined;
 /** Serialises start/stop/restart. */
 let queue: Promise<unknown> = Promise.resolve();
 const explanations = new Map<string, string>();
@@ -126,8 +128,9 @@ function setStatus(kind: "starting" | "running" | "stopped" | "error", detail?: 
   status.detail = detail ?? (current ? current.detail : undefined);
 }
 
-function configurationMiddleware(): LanguageClientOptions["middleware"] {
+function middleware(): LanguageClientOptions["middleware"] {
   return {
+    notebooks: notebookDiagnostics?.middleware(),
     workspace: {
       // The server asks for section "pallasLsp": answer with the flat settings object.
       configuration: async (params, token, next) => {
@@ -172,7 +175,7 @@ async function startServer(): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     diagnosticCollectionName: "pallas-lsp",
     initializationOptions: toServerSettings(settingsFor(folder)),
-    middleware: configurationMiddleware(),
+    middleware: middleware(),
     connectionOptions: { maxRestartCount: 4 },
   };
   log(`Starting: ${[cmd.command, ...serveArgs(cmd), "--stdio"].join(" ")}${folder ? ` (cwd ${folder.uri.fsPath})` : ""}`);
@@ -192,6 +195,7 @@ async function startServer(): Promise<void> {
     const info = c.initializeResult?.serverInfo;
     log(`Server running: ${info ? `${info.name} ${info.version ?? ""}`.trim() : "(no serverInfo)"}`);
     setStatus("running");
+    notebookDiagnostics?.attach(c);
   } catch (e) {
     log(`Server failed to start: ${(e as Error).message ?? e}`);
     setStatus("error", `failed to start ${cmd.detail}: see the logs`);
@@ -209,6 +213,7 @@ async function startServer(): Promise<void> {
 async function stopServer(): Promise<void> {
   const c = client;
   client = undefined;
+  notebookDiagnostics?.attach(undefined);
   if (c) {
     log("Stopping the server");
     try {
@@ -237,6 +242,7 @@ async function notifySettings(): Promise<void> {
   const settings = toServerSettings(settingsFor(firstFolder()));
   log(`Settings changed: sending ${JSON.stringify(settings)}`);
   await c.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: settings } });
+  notebookDiagnostics?.refreshAll(300);
 }
 
 // ---- commands ----------------------------------------------------------------
@@ -364,7 +370,10 @@ async function checkWorkspace(collection: vscode.DiagnosticCollection): Promise<
           });
           const uri = vscode.Uri.file(file);
           // Open files are reported live by the server; keep the CLI's copy for the others.
-          if (client && vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString())) {
+          const open =
+            vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString()) ||
+            vscode.workspace.notebookDocuments.some((nb) => nb.uri.toString() === uri.toString());
+          if (client && open) {
             continue;
           }
           collection.set(uri, diagnostics);
@@ -390,7 +399,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   log(`Pallas LSP extension ${version} activating (VS Code ${vscode.version}, ${process.platform}-${process.arch})`);
   status = vscode.languages.createLanguageStatusItem("pallasLsp.server", DOCUMENT_SELECTOR);
   const checkCollection = vscode.languages.createDiagnosticCollection("pallas-lsp-check");
-  context.subscriptions.push(output, status, checkCollection, explanationChanged);
+  notebookDiagnostics = new NotebookCellDiagnostics(log);
+  context.subscriptions.push(output, status, checkCollection, explanationChanged, notebookDiagnostics);
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(EXPLAIN_SCHEME, {

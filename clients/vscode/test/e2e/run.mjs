@@ -129,7 +129,8 @@ class Workbench {
       const tab = page.locator(`.tabs-container .tab.active[aria-label*="${name}"]`);
       return (await tab.count()) > 0;
     }, 15_000);
-    await page.locator(".editor-instance .monaco-editor .view-lines").first().waitFor({ timeout: 10_000 });
+    const body = name.endsWith(".ipynb") ? ".notebook-editor .cell-list-container" : ".editor-instance .monaco-editor .view-lines";
+    await page.locator(body).first().waitFor({ timeout: 20_000 });
   }
 
   async goto(line, column) {
@@ -230,7 +231,7 @@ class Workbench {
 function rowsFile(rows, row) {
   const i = rows.indexOf(row);
   for (let j = i; j >= 0; j--) {
-    const m = /^(\S+\.py)/.exec(rows[j].text);
+    const m = /^(\S+\.(?:py|ipynb))/.exec(rows[j].text);
     if (m) {
       return m[1];
     }
@@ -241,6 +242,29 @@ function rowsFile(rows, row) {
 function lineCol(text) {
   const m = /\[Ln (\d+), Col (\d+)\]/.exec(text);
   return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
+}
+
+/** The PAL003 file as a notebook: the kernel in cell 1 (lines 1-16), its launch in cell 2. */
+function notebookOf(source) {
+  const lines = source.split("\n");
+  const cell = (ls) => ({
+    cell_type: "code",
+    execution_count: null,
+    metadata: {},
+    outputs: [],
+    source: ls.map((l, i) => (i < ls.length - 1 ? `${l}\n` : l)),
+  });
+  const main = lines.slice(17, 22);
+  return JSON.stringify(
+    {
+      cells: [cell(lines.slice(0, 15)), cell([...main, "", "main()"])],
+      metadata: { kernelspec: { display_name: "Python 3", language: "python", name: "python3" }, language_info: { name: "python" } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    },
+    null,
+    1,
+  );
 }
 
 // ---- one variant ---------------------------------------------------------------------------
@@ -277,6 +301,7 @@ async function runVariant(variant, { bin, vsix }) {
   mkdirSync(join(userDataDir, "User"), { recursive: true });
   copyFileSync(join(CORPUS, PAL003_FILE), join(workspace, "kernel.py"));
   copyFileSync(join(CORPUS, PAL001_FILE), join(workspace, "other_kernel.py"));
+  writeFileSync(join(workspace, "kernel_nb.ipynb"), notebookOf(readFileSync(join(CORPUS, PAL003_FILE), "utf8")));
 
   const settings = {
     "workbench.startupEditor": "none",
@@ -501,6 +526,21 @@ async function runVariant(variant, { bin, vsix }) {
     });
 
     if (variant === "path") {
+      await step("a notebook's cells are checked as one module (kernel in cell 1, launch in cell 2)", async () => {
+        await wb.openFile("kernel_nb.ipynb");
+        await wb.openProblems();
+        const row = await until("PAL003 for the notebook", async () => {
+          const rows = await wb.problems();
+          return rows.find((r) => r.text.includes("PAL003") && /\.ipynb/.test(rowsFile(rows, r) ?? ""));
+        }, 60_000);
+        const lc = lineCol(row.text);
+        if (!lc || lc.line !== 15 || lc.column !== 5) {
+          throw new Failure(`notebook PAL003 at ${JSON.stringify(lc)}, expected cell 1 line 15 column 5: ${row.text}`);
+        }
+        await wb.shot("notebook");
+        return row.text;
+      });
+
       await step("Check Workspace reports PAL001 in the file that is not open", async () => {
         await wb.command("Pallas LSP: Check Workspace");
         await wb.openProblems();
