@@ -21,3 +21,6 @@ def pallas_cli() -> list[str]:
 
     exe = Path(sys.executable).with_name("pallas-lsp")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "pallas_lsp"]
+
+# Fixture workspaces hold test files of their own (analysed, never run).
+collect_ignore_glob = ["data/*"]

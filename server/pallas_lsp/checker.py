@@ -53,7 +53,13 @@ class Checker:
         cfg = find_config(path) if self.use_file_config else Config()
         return cfg.merged(self.base)
 
+    program: object = None  # analysis.program.Program: follow imports across the checked tree
+
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
+        if self.program is not None:
+            result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore)
+            # One finding per failing construct: the reminders at launches in other modules are for editors.
+            return [f for f in result.findings if not f.secondary]
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
         return result.findings
 

@@ -52,6 +52,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                   records=tuple(str(Path(r).resolve()) for r in args.records or []))
     checker = Checker(Engine(), base, use_file_config=not args.no_config)
     files = list(discover(args.paths))
+    if not args.single_file:
+        from .analysis.program import Program, common_root
+
+        checker.program = Program(common_root(args.paths))
     seen_cfg_problems: set[str] = set()
     results = []
     if args.jobs and args.jobs > 1 and len(files) > 8:
@@ -153,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or names")
     c.add_argument("--no-config", action="store_true", help="ignore [tool.pallas-lsp] in pyproject.toml")
     c.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for many files")
+    c.add_argument("--single-file", action="store_true",
+                   help="analyse each file on its own (do not follow imports across the checked tree)")
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a JAX error message or traceback ('-' reads stdin)")

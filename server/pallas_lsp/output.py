@@ -2,12 +2,25 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Iterable, Sequence
 
 from . import __version__
 from .analysis.findings import Finding
 
 FileFindings = tuple[str, Sequence[Finding]]
+
+
+def _show(p: str | None, default: str) -> str:
+    """Paths as the user gave them: other modules' absolute paths relative to the current folder."""
+    if not p:
+        return default
+    if os.path.isabs(p) and not os.path.isabs(default):
+        try:
+            return os.path.relpath(p)
+        except ValueError:
+            return p
+    return p
 
 
 def finding_json(path: str, f: Finding) -> dict:
@@ -22,7 +35,7 @@ def finding_json(path: str, f: Finding) -> dict:
         "record": f.record,
         "severity": f.severity.value,
         "message": f.message,
-        "related": [{"path": r.path or path, "line": r.span.line, "message": r.message} for r in f.related],
+        "related": [{"path": _show(r.path, path), "line": r.span.line, "message": r.message} for r in f.related],
     }
 
 
@@ -41,7 +54,7 @@ def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> st
             lines.append(f"{path}:{f.span.line}:{f.span.col + 1}: {f.code} [{f.severity.value}] {f.message}")
             if show_related:
                 for r in f.related:
-                    lines.append(f"    {r.path or path}:{r.span.line}: {r.message}")
+                    lines.append(f"    {_show(r.path, path)}:{r.span.line}: {r.message}")
     lines.append(f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}."
                  if count else "No problems found.")
     return "\n".join(lines)
@@ -88,7 +101,7 @@ def to_sarif(results: Iterable[FileFindings], rules: Sequence[object], records: 
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}],
                 "relatedLocations": [
                     {"id": i, "message": {"text": r.message},
-                     "physicalLocation": {"artifactLocation": {"uri": r.path or path},
+                     "physicalLocation": {"artifactLocation": {"uri": _show(r.path, path)},
                                           "region": {"startLine": r.span.line, "startColumn": r.span.col + 1}}}
                     for i, r in enumerate(f.related)],
                 "properties": {"record": f.record},

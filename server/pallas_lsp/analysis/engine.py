@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from .contexts import Context, Mode
@@ -77,6 +77,8 @@ class Candidate:
     chain: tuple[CallSite | DecoratorSite, ...]
     extra_related: tuple[Related, ...] = ()
     fixes: tuple[Fix, ...] = ()
+    path: str | None = None  # the module of the construct
+    launch_path: str | None = None  # the module of the launch
 
 
 @dataclass
@@ -92,16 +94,24 @@ class AnalysisResult:
         return self.index.syntax_errors
 
 
-def describe_context(ctx: Context) -> str:
-    """"launched with `interpret=True` (line 19)" and the like."""
+def describe_context(ctx: Context, launch_path: str | None = None, home: str | None = None) -> str:
+    """"launched with `interpret=True` (line 19)" and the like; lines in another module than
+    ``home`` (the file the message is shown in) are given with their path."""
     line = ctx.mode_line
-    where = f" (line {line})" if line else ""
+    ev_path = (ctx.evidence[0].path if ctx.evidence else None) or launch_path
+    if not line:
+        where = ""
+    elif ev_path and home and ev_path != home:
+        where = f" ({_rel(ev_path, home)}:{line})"
+    else:
+        where = f" (line {line})"
     how = ctx.decided_by
-    by = f" by {ctx.caller}" if ctx.caller and ctx.caller != "module level" else ""
+    caller = ctx.caller if ctx.caller and ctx.caller != "module level" else ""
     if ctx.forced:
         text = f"launched inside `{how}`{where}"
     elif ctx.mode.is_interpret:
-        text = f"launched with `{how}`{by}{where}"
+        text = f"launched with `{how}` by {caller}" if caller and "(" in caller else \
+            f"launched with `{how}`{' by ' + caller if caller else ''}{where}"
         if not ctx.certain:
             text += ", which interprets on CPU hosts"
     elif ctx.cuda_lowering:
@@ -119,11 +129,74 @@ class Engine:
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
                 ignore: Iterable[str] = ()) -> AnalysisResult:
+        """One module on its own."""
         index = ModuleIndex(text, path)
         ev = Evaluator(index)
+        rules = self._active(select, ignore)
+        launches, candidates, reached = self._collect(index, ev, rules)
+        findings = self._finish(self._merge(candidates, index), index)
+        return AnalysisResult(path, findings, launches, index, reached)
+
+    def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
+                   ignore: Iterable[str] = ()) -> AnalysisResult:
+        """A module as part of the workspace: launches in the modules that import it and in the
+        modules it imports are followed too, so a helper open alone shows what reaches it, and a
+        test that launches an imported kernel shows where that kernel fails."""
+        import os
+
+        path = os.path.abspath(path)
+        got = program.load(path)
+        if got is None:
+            return self.analyse("", path, select=select, ignore=ignore)
+        index, ev = got
+        rules = self._active(select, ignore)
+        units = [path]
+        for p in program.importers_of(path) + sorted(program.imports_of(path)):
+            if p not in units:
+                units.append(p)
+        candidates: list[Candidate] = []
+        launches: list[Launch] = []
+        reached: dict[int, list[Reached]] = {}
+        rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
+        for unit in units:
+            ugot = program.load(unit)
+            if ugot is None:
+                continue
+            uindex, uev = ugot
+            key = (unit, rules_key)
+            cached = program.unit_cache.get(key)
+            if cached is None or cached[0] is not uindex:
+                cached = (uindex, self._collect(uindex, uev, rules))
+                program.unit_cache[key] = cached
+            ls, cands, rch = cached[1]
+            candidates += cands
+            if unit == path:
+                launches, reached = ls, rch
+        merged = self._merge(candidates, index)
+        mine: list[Finding] = []
+        for f in merged:
+            fpath = f.path or path
+            if fpath == path:
+                mine.append(replace(f, path=None))
+                continue
+            # The construct is elsewhere: say so where this module launches the kernel or decides
+            # its mode.
+            secondary = _secondary(f, path, fpath)
+            if secondary is not None:
+                mine.append(secondary)
+        findings = self._finish(mine, index)
+        return AnalysisResult(path, findings, launches, index, reached)
+
+    def _finish(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
+        findings = findings + [Finding(SYNTAX_CODE, "syntax-error", None, Severity.ERROR,
+                                       f"Syntax error: {e.message}", e.span) for e in index.syntax_errors]
+        findings = self._suppress(findings, index)
+        findings.sort(key=Finding.sort_key)
+        return findings
+
+    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: list[object]):
         launches = LaunchFinder(index, ev).find()
         ContextResolver(index, ev, launches).resolve_all()
-        rules = self._active(select, ignore)
         construct_rules = [r for r in rules if type(r).check_construct is not _base_check_construct()]
         candidates: list[Candidate] = []
         reached_by_launch: dict[int, list[Reached]] = {}
@@ -143,13 +216,15 @@ class Engine:
                 if not construct_rules:
                     continue
                 for r in reached:
+                    rev = ev.other(r.scope)
                     for cs in r.scope.calls:
-                        if not ev.guards_hold(cs.guards, cs.scope, ev.order_of(cs)):
+                        order = rev.order_of(cs)
+                        if not rev.guards_hold(cs.guards, cs.scope, order):
                             continue
                         cached = callee_cache.get(id(cs))
                         if cached is None:
-                            v = ev.value(cs.node.func, cs.scope, ev.order_of(cs))
-                            cached = (v, ev.ext_name(v))
+                            v = rev.value(cs.node.func, cs.scope, order)
+                            cached = (v, rev.ext_name(v))
                             callee_cache[id(cs)] = cached
                         hit = ConstructHit(cs, cached[0], cached[1], view, ctx, r)
                         for rule in construct_rules:
@@ -158,13 +233,14 @@ class Engine:
                                 candidates.append(Candidate(
                                     rule, index.span(cs.node, cs.scope), (rule.code, id(cs.node)), launch, ctx,
                                     err, rule.headline(hit), r.chain + (cs,),  # type: ignore[attr-defined]
-                                    tuple(rule.related(hit)), tuple(rule.fixes(hit))))  # type: ignore[attr-defined]
-        findings = self._merge(candidates, index)
-        findings += [Finding(SYNTAX_CODE, "syntax-error", None, Severity.ERROR, f"Syntax error: {e.message}", e.span)
-                     for e in index.syntax_errors]
-        findings = self._suppress(findings, index)
-        findings.sort(key=Finding.sort_key)
-        return AnalysisResult(path, findings, launches, index, reached_by_launch)
+                                    tuple(rule.related(hit)), tuple(rule.fixes(hit)),  # type: ignore[attr-defined]
+                                    path=index.path_of(cs.scope)))
+        for c in candidates:
+            if c.launch_path is None:
+                c.launch_path = index.path_of(c.launch.scope)
+            if c.path is None:
+                c.path = c.launch_path
+        return launches, candidates, reached_by_launch
 
     def _active(self, select, ignore) -> list[object]:
         sel = {s.strip() for s in select} if select else None
@@ -185,43 +261,52 @@ class Engine:
             groups.setdefault(c.hit_key, []).append(c)
         out: list[Finding] = []
         for group in groups.values():
-            group.sort(key=lambda c: (not c.context.certain, c.launch.line, c.context.mode_line or 0))
+            group.sort(key=lambda c: (not c.context.certain, c.launch_path != c.path, c.launch.line,
+                                      c.context.mode_line or 0))
             first = group[0]
             rule = first.rule
             certain = any(c.context.certain for c in group)
             kernel = first.launch.kernel_name
-            msg = (f"{first.headline}: kernel `{kernel}` is {describe_context(first.context)}"
+            where = ""
+            if first.launch_path and first.launch_path != first.path:
+                where = f" (launch at {_rel(first.launch_path, first.path)}:{first.launch.line})"
+            msg = (f"{first.headline}: kernel `{kernel}` is "
+                   f"{describe_context(first.context, first.launch_path, first.path)}{where}"
                    f"; JAX raises {first.actual_error}")
             if len(group) > 1:
-                others = {(c.launch.line, c.context.mode_line) for c in group[1:]}
-                others.discard((first.launch.line, first.context.mode_line))
+                others = {(c.launch_path, c.launch.line, c.context.mode_line) for c in group[1:]}
+                others.discard((first.launch_path, first.launch.line, first.context.mode_line))
                 if others:
                     msg += f" (and {len(others)} more launch context{'s' if len(others) > 1 else ''})"
             related: list[Related] = []
-            seen: set[tuple[int, str]] = set()
+            seen: set[tuple] = set()
+            home = first.path
 
-            def add(span: Span, text: str) -> None:
-                key = (span.line, text)
+            def add(span: Span, text: str, path: str | None) -> None:
+                rel_path = None if path in (None, home) else path
+                key = (rel_path, span.line, text)
                 if key not in seen:
                     seen.add(key)
-                    related.append(Related(span, text))
+                    related.append(Related(span, text, rel_path))
 
             for c in group:
-                add(c.launch.anchor, f"kernel `{c.launch.kernel_name}` launched here ({c.context.mode.words})")
+                add(c.launch.anchor, f"kernel `{c.launch.kernel_name}` launched here ({c.context.mode.words})",
+                    c.launch_path)
                 for e in c.context.evidence:
-                    add(e.span, f"mode decided here: {e.note}")
+                    add(e.span, f"mode decided here: {e.note}", e.path or c.launch_path)
                 for step in c.chain[:-1]:
-                    node = step.node if isinstance(step, CallSite) else step.node
-                    add(index.span(node, step.scope),
-                        "called from the kernel" if isinstance(step, CallSite) else "traced by this decorator")
+                    add(index.span(step.node, step.scope),
+                        "called from the kernel" if isinstance(step, CallSite) else "traced by this decorator",
+                        index.path_of(step.scope))
                 for r in c.extra_related:
-                    add(r.span, r.message)
+                    add(r.span, r.message, r.path or c.path)
             chain_names = tuple(_chain_names(first))
             out.append(Finding(
                 rule.code, rule.name, rule.record,  # type: ignore[attr-defined]
                 Severity.ERROR if certain else Severity.WARNING, msg, first.span, tuple(related),
-                first.fixes, first.actual_error, tuple(c.context for c in group), kernel, first.launch.line,
-                chain_names))
+                first.fixes, first.actual_error,
+                tuple(c.context for c in group), kernel, first.launch.line, chain_names,
+                path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group})}))
         return out
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
@@ -254,6 +339,36 @@ class Engine:
                 continue
             kept.append(f)
         return kept + extra
+
+
+def _rel(path: str | None, base: str | None) -> str:
+    import os
+
+    if not path:
+        return ""
+    try:
+        return os.path.relpath(path, os.path.dirname(base)) if base else path
+    except ValueError:
+        return path
+
+
+def _secondary(f: Finding, here: str, there: str) -> Finding | None:
+    """For a construct in another module, a finding in this one: at the launch (or the line
+    that decides the mode) that lives here."""
+    anchor = None
+    for r in f.related:
+        if r.path in (here,) or (r.path is None and there == here):
+            if r.message.startswith("kernel ") or r.message.startswith("mode decided here"):
+                anchor = r
+                break
+    if anchor is None:
+        return None
+    msg = (f"{f.message.split(': kernel ')[0]} in {_rel(there, here)}:{f.span.line} — reached from here. "
+           f"{f.message}")
+    related = (Related(f.span, "the construct that fails", there),) + tuple(
+        Related(r.span, r.message, None if r.path == here else (r.path or there)) for r in f.related if r is not anchor)
+    return replace(f, span=anchor.span, related=related, fixes=(), path=None, secondary=True,
+                   severity=f.severity)
 
 
 def _base_check_construct():

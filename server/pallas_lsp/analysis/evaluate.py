@@ -84,6 +84,13 @@ class Decorated(Value):
 
 
 @dataclass(eq=False)
+class ModVal(Value):
+    """A workspace module (``import pkg.helpers as h``)."""
+
+    path: str
+
+
+@dataclass(eq=False)
 class Unknown(Value):
     reason: str = ""
 
@@ -118,8 +125,9 @@ class Invocation:
 
 
 class Evaluator:
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, program: object = None) -> None:
         self.index = index
+        self.program = program  # the workspace (analysis.program.Program), when following imports
         self.scope_of_node: dict[int, Scope] = {}
         for s in index.all_scopes():
             if s.node is not None and s.kind != "module":
@@ -128,6 +136,17 @@ class Evaluator:
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._callers: dict[int, list[Invocation]] = {}
         self._depth = 0
+
+    # --- other modules ------------------------------------------------------------------
+    def other(self, scope: Scope | None) -> "Evaluator":
+        """The evaluator of the module a scope belongs to."""
+        if self.program is None or scope is None or scope.block is None:
+            return self
+        path = scope.block.path  # type: ignore[attr-defined]
+        if path == self.index.path:
+            return self
+        ev = self.program.evaluator(path)  # type: ignore[attr-defined]
+        return ev if ev is not None else self
 
     # --- ordering -------------------------------------------------------------------
     def order_of(self, item: CallSite | DecoratorSite | Binding) -> Order:
@@ -141,6 +160,8 @@ class Evaluator:
 
     # --- name lookup ------------------------------------------------------------------
     def lookup(self, name: str, scope: Scope, order: Order = None) -> Binding | None:
+        if (o := self.other(scope)) is not self:
+            return o.lookup(name, scope, order)
         s: Scope | None = scope
         first = True
         while s is not None:
@@ -182,6 +203,8 @@ class Evaluator:
     def value(self, node: ast.AST | None, scope: Scope, order: Order = None) -> Value:
         if node is None:
             return UNKNOWN
+        if (o := self.other(scope)) is not self:
+            return o.value(node, scope, order)
         if self._depth > _MAX_DEPTH:
             return Unknown("too deep")
         self._depth += 1
@@ -202,6 +225,13 @@ class Evaluator:
             attr = node.attr  # type: ignore[attr-defined]
             if isinstance(base, Ext):
                 return Ext(api.canonical(f"{base.name}.{attr}"))
+            if isinstance(base, ModVal):
+                ev = self.program.evaluator(base.path) if self.program is not None else None  # type: ignore[attr-defined]
+                if ev is not None:
+                    bs = ev.index.scope.bindings.get(attr)
+                    if bs:
+                        return ev.binding_value(ev._pick(bs, None))
+                return Unknown(f"attribute {attr}")
             if isinstance(base, ClassVal):
                 member = self.class_member(base.name, attr)
                 if member is not None:
@@ -288,7 +318,13 @@ class Evaluator:
     def binding_value(self, b: Binding, order: Order = None) -> Value:
         scope = b.scope
         assert scope is not None
+        if (o := self.other(scope)) is not self:
+            return o.binding_value(b, order)
         if b.kind == "import":
+            if self.program is not None and b.stmt is not None:
+                v = self._workspace_import(b)
+                if v is not None:
+                    return v
             return Ext(api.canonical(b.qualified)) if not b.qualified.startswith(".") else Ext(b.qualified)
         if b.kind == "param":
             return ParamVal(scope, b.name)
@@ -308,8 +344,35 @@ class Evaluator:
             return Unknown("unpacked")
         return Unknown(b.kind)
 
+    def _workspace_import(self, b: Binding) -> Value | None:
+        """An import of a workspace module or of a name defined in one (resolved by jedi)."""
+        if self._depth > _MAX_DEPTH // 2:
+            return Unknown("import chain not followed (too deep)")
+        r = self.program.resolve_import(self.index.path, b.stmt, b.name, b.scope)  # type: ignore[attr-defined]
+        if r is None:
+            return None
+        if r.kind == "module":
+            return ModVal(r.path)
+        ev = self.program.evaluator(r.path)  # type: ignore[attr-defined]
+        if ev is None:
+            return None
+        if ev is self and r.line and self.index.path == r.path and b.scope is not None:
+            pass
+        # The module-level binding of that name on that line (a def, a class, an assignment).
+        bs = ev.index.scope.bindings.get(r.name, [])
+        for cand in reversed(bs):
+            if cand.kind in ("def", "class") and cand.node is not None and \
+                    ev.index.line_of(cand.node, cand.scope) == r.line:
+                return ev.binding_value(cand)
+        for cand in reversed(bs):
+            if cand.stmt is not None and ev.index.line_of(cand.stmt, cand.scope) == r.line:
+                return ev.binding_value(cand)
+        return ev.binding_value(bs[-1]) if bs else Unknown("import target not found")
+
     def def_value(self, target: Scope) -> Value:
         """A def's value: the function with its decorators applied, innermost first."""
+        if (o := self.other(target)) is not self:
+            return o.def_value(target)
         key = id(target)
         if key in self._def_values:
             return self._def_values[key]
@@ -449,19 +512,47 @@ class Evaluator:
         return names
 
     def callers_of(self, target: Scope) -> list[Invocation]:
+        """Where a function is called: in its own module, and (in a workspace) in the modules
+        that import it."""
+        if (o := self.other(target)) is not self:
+            return o.callers_of(target)
         key = id(target)
         if key in self._callers:
             return self._callers[key]
         self._callers[key] = []
+        out = self.local_callers(target, self.aliases_of(target))
+        if self.program is not None and self.index.path and target.kind == "function":
+            for path in self.program.importers_of(self.index.path, depth=1):  # type: ignore[attr-defined]
+                ev = self.program.evaluator(path)  # type: ignore[attr-defined]
+                if ev is None or ev is self:
+                    continue
+                names = {target.name}
+                for name, bs in ev.index.scope.bindings.items():
+                    if any(b.kind == "import" and b.qualified.rsplit(".", 1)[-1] == target.name for b in bs):
+                        names.add(name)
+                names |= ev.aliases_of_names(names)
+                out += ev.local_callers(target, names)
+        self._callers[key] = out
+        return out
+
+    def local_callers(self, target: Scope, names: set[str]) -> list[Invocation]:
         out: list[Invocation] = []
         seen: set[int] = set()
-        for name in self.aliases_of(target):
+        for name in names:
             for cs in self.calls_named(name):
                 if id(cs) in seen:
                     continue
                 seen.add(id(cs))
                 out.extend(self._invocations_at(cs, target))
-        self._callers[key] = out
+        return out
+
+    def aliases_of_names(self, names: set[str]) -> set[str]:
+        out: set[str] = set()
+        for s in self.index.all_scopes():
+            for bname, bs in s.bindings.items():
+                if bname not in names and any(b.kind == "assign" and b.node is not None and _mentions(b.node, names)
+                                              for b in bs):
+                    out.add(bname)
         return out
 
     def _invocations_at(self, cs: CallSite, target: Scope) -> Iterator[Invocation]:
@@ -605,6 +696,6 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
 
 
 __all__ = [
-    "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "FuncVal", "Invocation",
+    "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "FuncVal", "Invocation", "ModVal",
     "ParamVal", "PartialVal", "TupleVal", "Unknown", "UNKNOWN", "Value", "dotted_name",
 ]

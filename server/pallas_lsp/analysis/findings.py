@@ -53,6 +53,8 @@ class Finding:
     launch_line: int | None = None
     chain: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    path: str | None = None  # the module the construct is in (None: the analysed file)
+    secondary: bool = False  # shown at a launch or caller for a construct in another module
 
     def sort_key(self) -> tuple:
         return (self.span.line, self.span.col, self.code)

@@ -584,20 +584,24 @@ class ContextResolver:
         all_ = self.classify_all(node, scope, order, span, note)
         return all_[0] if all_ else None
 
+    def _path(self, scope: Scope | None) -> str | None:
+        p = self.index.path_of(scope)
+        return p if p != self.index.path else None
+
     def classify_all(self, node: ast.expr, scope: Scope, order: Order, span: Span, note: str,
                      depth: int = 0, seen: set | None = None) -> list[Context]:
         """The contexts an ``interpret=`` value selects (several when callers differ)."""
         seen = set() if seen is None else seen
         if depth > _MAX_CALLER_DEPTH:
-            return [Context(Mode.UNKNOWN, (Evidence(span, note),))]
+            return [Context(Mode.UNKNOWN, (Evidence(span, note, self._path(scope)),))]
         cpu = _cpu_host_test(node, self.ev, scope, order)
         if cpu:
-            return [Context(Mode.INTERPRET, (Evidence(span, note),), certain=False)]
+            return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
         v = self.ev.value(node, scope, order)
         return self._classify_value(v, node, scope, order, span, note, depth, seen)
 
     def _classify_value(self, v, node, scope, order, span, note, depth, seen) -> list[Context]:
-        ev = (Evidence(span, note),)
+        ev = (Evidence(span, note, self._path(scope)),)
         if isinstance(v, Const):
             if v.value is True:
                 return [Context(Mode.INTERPRET, ev)]
@@ -613,18 +617,21 @@ class ContextResolver:
                 mode_val = c if isinstance(c, str) else None
             extra = ()
             if v.site.node is not node:
-                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "GPU interpret params"),)
+                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "GPU interpret params",
+                                  self._path(v.site.scope)),)
             return [Context(Mode.GPU_INTERPRET, ev + extra, inline_mgpu=mode_val, params_site=v.site)]
         if name == api.TPU_INTERPRET_PARAMS and isinstance(v, CallVal):
             extra = ()
             if v.site.node is not node:
-                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "TPU interpret params"),)
+                extra = (Evidence(self.index.span(v.site.node, v.site.scope), "TPU interpret params",
+                                  self._path(v.site.scope)),)
             return [Context(Mode.TPU_INTERPRET, ev + extra)]
         if isinstance(v, ParamVal):
             return self._from_callers(v, span, note, depth, seen)
         return [Context(Mode.UNKNOWN, ev)]
 
     def _from_callers(self, p: ParamVal, span: Span, note: str, depth: int, seen: set) -> list[Context]:
+        here = self._path(p.scope)
         key = (id(p.scope), p.name)
         if key in seen:
             return []
@@ -635,7 +642,7 @@ class ContextResolver:
         for inv in invs:
             b = self.ev.bind_param(inv, p.name)
             if b is None:
-                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))
                 continue
             bindings.append((inv, b))
         if not invs:
@@ -644,34 +651,47 @@ class ContextResolver:
                 dspan = self.index.span(default, p.scope.parent)
                 for c in self.classify_all(default, p.scope.parent, None, dspan,
                                            f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen):
-                    results.append(c.with_evidence(Evidence(span, note)) if False else
-                                   Context(c.mode, c.evidence + (Evidence(span, note),), c.certain, c.inline_mgpu))
+                    results.append(Context(c.mode, c.evidence + (Evidence(span, note, here),), c.certain,
+                                           c.inline_mgpu))
             else:
-                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))
             return results
         for inv, b in bindings:
             if b.node is None or b.scope is None:
-                results.append(Context(Mode.UNKNOWN, (Evidence(span, note),)))
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))
                 continue
             bspan = self.index.span(b.node, b.scope)
             caller_fn = _enclosing_function(inv.site.scope)
             where = f"`{caller_fn.name}`" if caller_fn is not None else "module level"
+            other = self._path(inv.site.scope)
+            if other is not None:
+                where += f" ({_rel(other, self.index.path)}:{self.index.span(inv.site.node, inv.site.scope).line})"
             bnote = f"{p.name}={self.index.code_of(b.node, b.scope)}" + (" (default)" if b.default else "")
             if b.default:
                 bspan = self.index.span(inv.site.node, inv.site.scope)
                 bnote = f"{p.name} not passed (default {self.index.code_of(b.node, b.scope)})"
                 sub = self.classify_all(b.node, b.scope, None, self.index.span(b.node, b.scope), bnote,
                                         depth + 1, seen)
-                sub = [Context(c.mode, (Evidence(bspan, f"called from {where} without {p.name}"),) + c.evidence,
+                sub = [Context(c.mode, (Evidence(bspan, f"called from {where} without {p.name}",
+                                                 self._path(inv.site.scope)),) + c.evidence,
                                c.certain, c.inline_mgpu, caller=where) for c in sub]
             else:
                 sub = self.classify_all(b.node, b.scope, b.order, bspan, bnote, depth + 1, seen)
                 sub = [Context(c.mode, c.evidence, c.certain, c.inline_mgpu, caller=c.caller or where)
                        for c in sub]
             for c in sub:
-                results.append(Context(c.mode, c.evidence + (Evidence(span, note),), c.certain, c.inline_mgpu,
+                results.append(Context(c.mode, c.evidence + (Evidence(span, note, here),), c.certain, c.inline_mgpu,
                                        caller=c.caller))
         return results
+
+
+def _rel(path: str, base: str | None) -> str:
+    import os
+
+    try:
+        return os.path.relpath(path, os.path.dirname(base)) if base else path
+    except ValueError:
+        return path
 
 
 def _enclosing_function(scope: Scope | None) -> Scope | None:

@@ -51,6 +51,7 @@ class BlockParse:
     sites: dict = field(default_factory=dict)  # id(ast.Call) -> CallSite, for this block
     source: str = ""  # what was parsed (wrapper + text, newer syntax blanked out)
     newer_syntax: bool = False  # valid Python the running interpreter's ast cannot read
+    path: str | None = None  # the module it belongs to (blocks are never shared across modules)
     _lines: list[str] | None = None
 
     def line(self, rel: int) -> str:
@@ -67,7 +68,7 @@ class BlockParse:
         return len(line.encode("utf-8", errors="surrogatepass")[:byte_col].decode("utf-8", errors="ignore"))
 
 
-_CACHE: "OrderedDict[tuple[str, str], BlockParse]" = OrderedDict()
+_CACHE: "OrderedDict[tuple[str, str, str], BlockParse]" = OrderedDict()
 _CACHE_LIMIT = 50_000
 _CACHE_LOCK = Lock()
 stats = {"parsed": 0, "cached": 0}
@@ -108,7 +109,13 @@ def _libcst_accepts(source: str) -> bool:
         return False
 
 
-def _parse(block: Block) -> BlockParse:
+def _parse(block: Block, path: str | None = None) -> BlockParse:
+    bp = _parse_text(block)
+    bp.path = path
+    return bp
+
+
+def _parse_text(block: Block) -> BlockParse:
     source = block.wrapper + block.text
     wrapper_lines = block.wrapper.count("\n")
     newer = False
@@ -142,15 +149,15 @@ def _parse(block: Block) -> BlockParse:
     return bp
 
 
-def parse_block(block: Block) -> BlockParse:
-    key = (block.kind, block.text)
+def parse_block(block: Block, path: str | None = None) -> BlockParse:
+    key = (path or "", block.kind, block.text)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             stats["cached"] += 1
             return hit
-    bp = _parse(block)
+    bp = _parse(block, path)
     stats["parsed"] += 1
     with _CACHE_LOCK:
         _CACHE[key] = bp
@@ -174,7 +181,8 @@ class ClassInfo:
 class ModuleIndex:
     """The facts of one module text, with absolute positions."""
 
-    def __init__(self, text: str, path: str | None = None) -> None:
+    def __init__(self, text: str, path: str | None = None, program: object = None) -> None:
+        self.program = program  # the workspace, for spans of nodes in other modules
         self.text = text
         self.path = path
         self.blocks = split_blocks(text)
@@ -195,9 +203,9 @@ class ModuleIndex:
                     self._add(part)
 
     def _add(self, block: Block) -> BlockParse:
-        bp = parse_block(block)
+        bp = parse_block(block, self.path)
         if id(bp) in self._seen:  # the same text twice in one module: give each its own facts
-            bp = _parse(block)
+            bp = _parse(block, self.path)
         self._seen.add(id(bp))
         self.parses.append((block, bp))
         self._offset[id(bp)] = block.start_line - 1 - bp.wrapper_lines
@@ -244,13 +252,34 @@ class ModuleIndex:
     # --- positions ---------------------------------------------------------------------
     def offset_of(self, scope_or_block: object) -> int:
         bp = scope_or_block.block if isinstance(scope_or_block, Scope) else scope_or_block
+        if id(bp) not in self._offset and bp is not None:
+            other = self.index_of(bp)  # type: ignore[arg-type]
+            if other is not self:
+                return other.offset_of(bp)
         return self._offset.get(id(bp), 0)
+
+    def index_of(self, where: Scope | BlockParse | None) -> "ModuleIndex":
+        """The index a scope or block belongs to (another module's, across the workspace)."""
+        bp = where.block if isinstance(where, Scope) else where
+        if bp is not None and self.program is not None and bp.path != self.path and id(bp) not in self._offset:
+            other = self.program.index(bp.path)  # type: ignore[attr-defined]
+            if other is not None:
+                return other
+        return self
+
+    def path_of(self, where: Scope | BlockParse | None) -> str | None:
+        bp = where.block if isinstance(where, Scope) else where
+        return bp.path if bp is not None else self.path
 
     def span(self, node: ast.AST, where: Scope | BlockParse | None) -> Span:
         bp = where.block if isinstance(where, Scope) else where
         lineno = getattr(node, "lineno", None)
         if bp is None or lineno is None:
             return Span(1, 0, 1, 0)
+        if id(bp) not in self._offset:
+            other = self.index_of(bp)
+            if other is not self:
+                return other.span(node, bp)
         off = self._offset.get(id(bp), 0)
         end_line = getattr(node, "end_lineno", None) or lineno
         col = bp.col(lineno, node.col_offset)  # type: ignore[attr-defined]

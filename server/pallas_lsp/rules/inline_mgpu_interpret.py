@@ -137,7 +137,9 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         factory = _factory(hit)
         if factory is None:
             return []
-        return [Related(hit.ev.index.span(factory.site.node, factory.site.scope), "decorated with plgpu.inline_mgpu here")]
+        index = hit.ev.index
+        return [Related(index.span(factory.site.node, factory.site.scope), "decorated with plgpu.inline_mgpu here",
+                        index.path_of(factory.site.scope))]
 
     VALID = [
         Example(_HEADER + """

@@ -1,0 +1,3 @@
+open(__file__ + ".IMPORTED", "w").write("imported")  # never imported by the analysis
+
+INTERPRET = True
