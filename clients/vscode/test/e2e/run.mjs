@@ -142,10 +142,10 @@ class Workbench {
     await sleep(200);
   }
 
-  /** Replaces the user settings through the settings.json editor, as a user would, and saves. */
-  async editUserSettings(obj) {
+  /** Replaces a settings.json through its editor, as a user would, and saves. */
+  async editSettings(command, obj, file) {
     const { page } = this;
-    await this.command("Preferences: Open User Settings (JSON)");
+    await this.command(command);
     await until("settings.json in the editor", async () => (await page.locator('.tabs-container .tab.active[aria-label*="settings.json"]').count()) > 0, 15_000);
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+a");
@@ -153,6 +153,16 @@ class Workbench {
     await page.keyboard.insertText(JSON.stringify(obj, null, 2));
     await page.keyboard.press("Control+s");
     await until("settings.json saved", async () => (await page.locator('.tabs-container .tab.active.dirty').count()) === 0, 10_000);
+    if (file) {
+      const want = JSON.stringify(obj);
+      await until("settings.json on disk to hold the new settings", async () => {
+        try {
+          return JSON.stringify(JSON.parse(readFileSync(file, "utf8"))) === want;
+        } catch {
+          return false;
+        }
+      }, 10_000);
+    }
     await page.keyboard.press("Control+w");
     await sleep(200);
   }
@@ -319,21 +329,35 @@ async function runVariant(variant, { bin, vsix }) {
     "editor.lightbulb.enabled": "on",
     "window.commandCenter": false,
     "files.autoSave": "off",
+    // The settings.json editor receives text as typed: no auto-closing or auto-indent.
+    "editor.autoClosingBrackets": "never",
+    "editor.autoClosingQuotes": "never",
+    "editor.autoIndent": "none",
+    "editor.formatOnType": false,
     "pallasLsp.trace.server": "messages",
   };
+  // pallasLsp.path/interpreter/importStrategy are machine-overridable: in a remote window (and
+  // code-server is one) VS Code takes them from the remote (Machine) settings or the workspace,
+  // not from the browser's user settings.
+  const machineSettings = {};
   if (variant === "path") {
-    settings["pallasLsp.path"] = [PALLAS_LSP_EXE, "serve"];
+    machineSettings["pallasLsp.path"] = [PALLAS_LSP_EXE, "serve"];
   } else if (variant === "bundled") {
-    settings["pallasLsp.importStrategy"] = "useBundled";
+    machineSettings["pallasLsp.importStrategy"] = "useBundled";
   } else if (variant === "untrusted") {
-    // A user-level path to an executable that does not exist: an untrusted workspace must not use it.
-    settings["pallasLsp.path"] = ["/nonexistent/pallas-lsp"];
+    // A machine-level path to an executable that does not exist: an untrusted workspace must not use it.
+    machineSettings["pallasLsp.path"] = ["/nonexistent/pallas-lsp"];
     settings["security.workspace.trust.enabled"] = true;
     settings["security.workspace.trust.startupPrompt"] = "never";
     settings["security.workspace.trust.banner"] = "always";
   }
   const settingsFile = join(userDataDir, "User", "settings.json");
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  mkdirSync(join(userDataDir, "Machine"), { recursive: true });
+  writeFileSync(join(userDataDir, "Machine", "settings.json"), JSON.stringify(machineSettings, null, 2));
+  const workspaceSettingsFile = join(workspace, ".vscode", "settings.json");
+  mkdirSync(dirname(workspaceSettingsFile), { recursive: true });
+  writeFileSync(workspaceSettingsFile, "{}\n");
 
   const closedPort = await freePort();
   const port = await freePort();
@@ -459,6 +483,23 @@ async function runVariant(variant, { bin, vsix }) {
       return row.text;
     });
 
+    await step("the language status item shows the server and its executable", async () => {
+      const want = variant === "path" ? ".venv/bin/pallas-lsp" : "bundled, Python";
+      await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+      const item = page.locator('[id="status.languageStatus"]').first();
+      await item.waitFor({ timeout: 10_000 });
+      await item.click();
+      const text = await until("the language status hover", async () => {
+        const t = await page.evaluate(() =>
+          [...document.querySelectorAll(".language-status-hover, .monaco-hover")].map((e) => e.textContent).join("\n"),
+        );
+        return t.includes("Pallas LSP") && t.includes(want) ? t : undefined;
+      }, 10_000);
+      await wb.shot("language-status");
+      await wb.escape();
+      return text.slice(0, 200);
+    });
+
     await step("hover on fence(o_ref) explains the record", async () => {
       const doc = recordDocumentation("inline-mgpu-p-does-not-support-discharge");
       const needle = doc.slice(0, 60);
@@ -477,12 +518,12 @@ async function runVariant(variant, { bin, vsix }) {
     if (variant === "path") {
       await step("a settings change applies without reload (pallasLsp.ignore)", async () => {
         const started = Date.now();
-        await wb.editUserSettings({ ...settings, "pallasLsp.ignore": ["PAL003"] });
+        await wb.editSettings("Preferences: Open User Settings (JSON)", { ...settings, "pallasLsp.ignore": ["PAL003"] }, settingsFile);
         await until("PAL003 to leave the Problems panel", () => wb.problemGone("PAL003", "kernel.py"), 30_000);
         const hidden = Date.now() - started;
         await wb.openProblems();
         await wb.shot("ignored-by-setting");
-        await wb.editUserSettings(settings);
+        await wb.editSettings("Preferences: Open User Settings (JSON)", settings, settingsFile);
         await until("PAL003 to come back", () => wb.problemRow("PAL003", "kernel.py"), 30_000);
         return `hidden after ${hidden} ms, back after ${Date.now() - started} ms`;
       });
@@ -524,6 +565,28 @@ async function runVariant(variant, { bin, vsix }) {
       await wb.shot("fixed");
       return text.split("\n").find((l) => l.includes("inline_mgpu="));
     });
+
+    if (variant === "bundled") {
+      const running = () => (channelLog(userDataDir).match(/Server running: pallas-lsp/g) ?? []).length;
+      await step("Pallas LSP: Restart Server starts a new server", async () => {
+        const before = running();
+        await wb.command("Pallas LSP: Restart Server");
+        await until("a second server start in the log", async () => running() > before && /Restarting the server \(command\)/.test(channelLog(userDataDir)), 30_000);
+        return `${running()} starts`;
+      });
+      await step("setting pallasLsp.path (workspace settings) restarts the server with that executable", async () => {
+        const before = running();
+        await wb.editSettings("Preferences: Open Workspace Settings (JSON)", { "pallasLsp.path": [PALLAS_LSP_EXE] }, workspaceSettingsFile);
+        const text = await until("a restart on the path", async () => {
+          const t = channelLog(userDataDir);
+          const tail = t.slice(t.lastIndexOf("Restarting the server"));
+          return running() > before && /Restarting the server \(pallasLsp\.path/.test(t) && /1\. pallasLsp\.path: using .*\.venv\/bin\/pallas-lsp serve/.test(tail) ? tail : undefined;
+        }, 30_000);
+        await wb.command("Pallas LSP: Show Logs");
+        await wb.shot("restarted-on-path");
+        return text.split("\n").slice(0, 4).join("\n");
+      });
+    }
 
     if (variant === "path") {
       await step("a notebook's cells are checked as one module (kernel in cell 1, launch in cell 2)", async () => {
