@@ -34,6 +34,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -729,6 +730,10 @@ async def soak(spec: ServerSpec, n_edits: int, n_files: int, lines: int, every: 
                workdir: Path, logdir: Path, time_limit: float, pull: bool = True) -> dict:
     files = genkernels.write_files(workdir / f"soak-{spec.name}", n_files, lines, seed=1000)
     scripts = [build_script(p.read_text())[0] for p in files]
+    per_file = statistics.mean(len(sc) for sc in scripts)
+    print(f"  {spec.name}: each file's script has ~{per_file:.0f} edits, so {n_edits} edits are "
+          f"{n_edits / (n_files * per_file):.1f} pass(es) over every file (texts repeat from the second pass)",
+          flush=True)
     sess = Session(spec, workdir / f"soak-{spec.name}", timeout, logdir, "soak", pull)
     out: dict[str, Any] = {"server": spec.name, "files": n_files, "lines": lines, "edits": n_edits,
                            "samples": [], "error": None}
