@@ -224,7 +224,8 @@ def run_throughput(args, tools: dict[str, dict], target: Path, nfiles: int, tmp:
                 err = _check_rc(name, res, t["ok"], log)
                 if err:
                     errors.append(err)
-        out[name] = {"command": shlex.join(t["argv"]), "cold": _summ(cold, nfiles), "warm": _summ(warm, nfiles),
+        out[name] = {"command": shlex.join(t["argv"]), "version": t.get("version"),
+                     "cold": _summ(cold, nfiles), "warm": _summ(warm, nfiles),
                      "raw": {"cold": cold, "warm": warm}, "errors": errors}
         for phase, runs in (("cold", cold), ("warm", warm)):
             s = out[name][phase]
@@ -326,7 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.linearity_only:
         tools = tool_commands(args, src, tmp / "caches")
         for name, t in tools.items():
-            print(f"   {name}: {shlex.join(t['argv'])}")
+            try:
+                ver = subprocess.run([t["argv"][0], "--version"], capture_output=True, text=True,
+                                     timeout=60).stdout.strip().splitlines()[0]
+            except (OSError, subprocess.SubprocessError, IndexError):
+                ver = "?"
+            t["version"] = ver
+            print(f"   {name} ({ver}): {shlex.join(t['argv'])}")
         result["throughput"] = run_throughput(args, tools, src, len(files), tmp)
         if any(v["errors"] for v in result["throughput"].values()):
             rc = 1

@@ -546,6 +546,7 @@ class RunResult:
     edits: list[EditResult] = field(default_factory=list)
     error: str | None = None
     text_matches: bool | None = None
+    server_info: dict | None = None
 
 
 class Session:
@@ -562,6 +563,7 @@ class Session:
         self.full_sync = False
         self.docs: dict[str, Doc] = {}
         self.versions: dict[str, int] = {}
+        self.server_info: dict | None = None
 
     async def start(self) -> float:
         t0 = time.perf_counter()
@@ -578,6 +580,7 @@ class Session:
             params["initializationOptions"] = self.spec.init_options
         _, t1, result = await self.client.request("initialize", params, self.timeout)
         caps = (result or {}).get("capabilities", {})
+        self.server_info = (result or {}).get("serverInfo")
         self.pull = bool(caps.get("diagnosticProvider")) and self.advertise_pull
         sync = caps.get("textDocumentSync")
         kind = sync.get("change") if isinstance(sync, dict) else sync
@@ -658,6 +661,7 @@ async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, lo
     try:
         res.init_ms = await sess.start()
         res.mode = sess.mode
+        res.server_info = sess.server_info
         res.sync = "full" if sess.full_sync else "incremental"
         uri = _uri(path)
         res.open_ms, res.open_diagnostics = await sess.open(path, text)
