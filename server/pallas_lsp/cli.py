@@ -59,9 +59,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     seen_cfg_problems: set[str] = set()
     results = []
     if args.jobs and args.jobs > 1 and len(files) > 8:
+        for path in files:
+            for prob in checker.config_for(path).problems:
+                if prob not in seen_cfg_problems:
+                    seen_cfg_problems.add(prob)
+                    print(f"pallas-lsp: config: {prob}", file=sys.stderr)
         from .parallel import check_parallel
 
-        results = check_parallel(files, base, not args.no_config, args.jobs)
+        root = str(checker.program.root) if checker.program is not None and checker.program.root else None
+        results = check_parallel(files, base, not args.no_config, args.jobs, root)
     else:
         for path in files:
             cfg = checker.config_for(path)

@@ -18,7 +18,7 @@ PROFILES = {
 SERVER = [sys.executable, "-m", "pallas_lsp", "serve"]
 
 
-async def open_client(lsp_client: LanguageClient, profile: str, init_options=None, caps=None):
+async def open_client(lsp_client: LanguageClient, profile: str, init_options=None, caps=None, root=None):
     lsp_client.published = {}  # uri -> list of (version, diagnostics)
 
     def _published(params: lsp.PublishDiagnosticsParams):
@@ -40,7 +40,7 @@ async def open_client(lsp_client: LanguageClient, profile: str, init_options=Non
     capabilities = caps or client_capabilities(PROFILES[profile])
     result = await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=capabilities, initialization_options=init_options or {"debounceMs": 0},
-        root_uri=Path.cwd().as_uri()))
+        root_uri=(root or Path.cwd()).as_uri()))
     lsp_client.profile = profile
     lsp_client.pull = bool(capabilities.text_document and capabilities.text_document.diagnostic)
     lsp_client.encoding = str(result.capabilities.position_encoding.value

@@ -7,6 +7,7 @@ the public one, so rules compare against a single name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 PL = "jax.experimental.pallas"
 PLGPU = "jax.experimental.pallas.mosaic_gpu"
@@ -107,6 +108,7 @@ NOT_GPU_SEMAPHORE_TYPES = {
 }
 
 
+@lru_cache(maxsize=65536)
 def canonical(name: str) -> str:
     """The public spelling of a qualified name."""
     if name in _NAME_ALIASES:

@@ -166,7 +166,9 @@ class Engine:
             key = (unit, rules_key)
             cached = program.unit_cache.get(key)
             if cached is None or cached[0] is not uindex:
-                cached = (uindex, self._collect(uindex, uev, rules))
+                with program.track() as deps:
+                    collected = self._collect(uindex, uev, rules)
+                cached = (uindex, collected, deps)
                 program.unit_cache[key] = cached
             ls, cands, rch = cached[1]
             candidates += cands
@@ -304,7 +306,10 @@ class Engine:
             out.append(Finding(
                 rule.code, rule.name, rule.record,  # type: ignore[attr-defined]
                 Severity.ERROR if certain else Severity.WARNING, msg, first.span, tuple(related),
-                first.fixes, first.actual_error,
+                # Fix edits carry no path: offer them only when everything they touch is in
+                # the construct's module.
+                first.fixes if first.launch_path == first.path and
+                not any(e.path for e in first.context.evidence) else (), first.actual_error,
                 tuple(c.context for c in group), kernel, first.launch.line, chain_names,
                 path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group})}))
         return out

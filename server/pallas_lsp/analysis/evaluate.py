@@ -134,8 +134,10 @@ class Evaluator:
                 self.scope_of_node[id(s.node)] = s
         self._def_values: dict[int, Value] = {}
         self._calls_by_name: dict[str, list[CallSite]] | None = None
+        self._mentions_idx: dict[str, set[str]] | None = None
         self._callers: dict[int, list[Invocation]] = {}
-        self._depth = 0
+        # One depth for the whole workspace: chains through other modules count too.
+        self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
 
     # --- other modules ------------------------------------------------------------------
     def other(self, scope: Scope | None) -> "Evaluator":
@@ -205,13 +207,14 @@ class Evaluator:
             return UNKNOWN
         if (o := self.other(scope)) is not self:
             return o.value(node, scope, order)
-        if self._depth > _MAX_DEPTH:
-            return Unknown("too deep")
-        self._depth += 1
+        box = self._depth_box
+        if box[0] > _MAX_DEPTH:
+            return Unknown("too deep: not followed")
+        box[0] += 1
         try:
             return self._value(node, scope, order)
         finally:
-            self._depth -= 1
+            box[0] -= 1
 
     def _value(self, node: ast.AST, scope: Scope, order: Order) -> Value:
         t = type(node)
@@ -346,8 +349,16 @@ class Evaluator:
 
     def _workspace_import(self, b: Binding) -> Value | None:
         """An import of a workspace module or of a name defined in one (resolved by jedi)."""
-        if self._depth > _MAX_DEPTH // 2:
+        box = self._depth_box
+        if box[0] > _MAX_DEPTH // 2:
             return Unknown("import chain not followed (too deep)")
+        box[0] += 1
+        try:
+            return self._workspace_import_at(b)
+        finally:
+            box[0] -= 1
+
+    def _workspace_import_at(self, b: Binding) -> Value | None:
         r = self.program.resolve_import(self.index.path, b.stmt, b.name, b.scope)  # type: ignore[attr-defined]
         if r is None:
             return None
@@ -358,8 +369,12 @@ class Evaluator:
             return None
         if ev is self and r.line and self.index.path == r.path and b.scope is not None:
             pass
-        # The module-level binding of that name on that line (a def, a class, an assignment).
+        # The module-level binding of that name on that line (a def, a class, an assignment, or
+        # an import that re-exports it).
         bs = ev.index.scope.bindings.get(r.name, [])
+        if r.kind == "import":
+            imp = next((c for c in reversed(bs) if c.kind == "import"), None)
+            return ev.binding_value(imp) if imp is not None else None
         for cand in reversed(bs):
             if cand.kind in ("def", "class") and cand.node is not None and \
                     ev.index.line_of(cand.node, cand.scope) == r.line:
@@ -488,28 +503,26 @@ class Evaluator:
             self._calls_by_name = idx
         return self._calls_by_name.get(name, [])
 
+    def _mention_index(self) -> dict[str, set[str]]:
+        """name -> the names bound by assignments whose value mentions it (built once)."""
+        if self._mentions_idx is None:
+            idx: dict[str, set[str]] = {}
+            for s in self.index.all_scopes():
+                for bname, bs in s.bindings.items():
+                    for b in bs:
+                        if b.kind == "assign" and b.node is not None:
+                            for n in _names_of(b.node):
+                                if n != bname:
+                                    idx.setdefault(n, set()).add(bname)
+            self._mentions_idx = idx
+        return self._mentions_idx
+
     def aliases_of(self, target: Scope) -> set[str]:
         """Names the function may be called by in this module: its own, and names bound to
         an expression that mentions it (``g = jax.jit(f)``, ``p = partial(f, 2)``)."""
-        names = {target.name}
         if target.kind == "lambda":
-            names = set()
-        frontier = set(names)
-        for _ in range(3):
-            new: set[str] = set()
-            for s in self.index.all_scopes():
-                for bname, bs in s.bindings.items():
-                    if bname in names:
-                        continue
-                    for b in bs:
-                        if b.kind == "assign" and b.node is not None and _mentions(b.node, frontier):
-                            new.add(bname)
-                            break
-            if not new:
-                break
-            names |= new
-            frontier = new
-        return names
+            return set()
+        return {target.name} | self.aliases_of_names({target.name})
 
     def callers_of(self, target: Scope) -> list[Invocation]:
         """Where a function is called: in its own module, and (in a workspace) in the modules
@@ -546,13 +559,19 @@ class Evaluator:
                 out.extend(self._invocations_at(cs, target))
         return out
 
-    def aliases_of_names(self, names: set[str]) -> set[str]:
+    def aliases_of_names(self, names: set[str], rounds: int = 3) -> set[str]:
+        idx = self._mention_index()
         out: set[str] = set()
-        for s in self.index.all_scopes():
-            for bname, bs in s.bindings.items():
-                if bname not in names and any(b.kind == "assign" and b.node is not None and _mentions(b.node, names)
-                                              for b in bs):
-                    out.add(bname)
+        frontier = set(names)
+        for _ in range(rounds):
+            new = set()
+            for n in frontier:
+                new |= idx.get(n, set())
+            new -= out | names
+            if not new:
+                break
+            out |= new
+            frontier = new
         return out
 
     def _invocations_at(self, cs: CallSite, target: Scope) -> Iterator[Invocation]:
@@ -673,6 +692,25 @@ class Evaluator:
         if inv.how == "run_state":
             return None
         return ArgBinding(pdefault, target.parent, None, default=True) if pdefault is not None else None
+
+
+def _names_of(node: ast.AST) -> set[str]:
+    """The plain names an expression mentions through calls, attributes and tuples."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            stack.append(n.value)
+        elif isinstance(n, ast.Call):
+            stack.append(n.func)
+            stack.extend(a.value if isinstance(a, ast.Starred) else a for a in n.args)
+            stack.extend(k.value for k in n.keywords)
+        elif isinstance(n, (ast.Tuple, ast.List)):
+            stack.extend(n.elts)
+    return out
 
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:

@@ -331,6 +331,7 @@ class ContextResolver:
         self.index = index
         self.ev = ev
         self.launches = launches
+        self._cover_cache: dict[tuple[int, int], bool] = {}
         self.setters = self._find_setters()
         self.lowerings = self._find_cuda_lowerings()
 
@@ -388,7 +389,12 @@ class ContextResolver:
     def _covered(self, site: CallSite, setter: Setter, depth: int = 0, seen: set | None = None) -> bool:
         """Whether ``site`` runs inside the dynamic extent of ``setter``."""
         if seen is None:
-            seen = set()
+            key = (id(site), id(setter))
+            hit = self._cover_cache.get(key)
+            if hit is None:
+                hit = self._covered(site, setter, 0, set())
+                self._cover_cache[key] = hit
+            return hit
         if setter.kind == "with":
             if setter.with_site in site.withs:
                 return True

@@ -22,17 +22,37 @@ from typing import Callable, Iterable
 from .module import ModuleIndex
 
 MAX_WORKSPACE_FILES = 5000
+# Packages the analysis knows by name (their APIs are what rules match): never followed into a
+# workspace that happens to contain their source (a jax checkout), and neither is the stdlib.
+KNOWN_EXTERNAL = {"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy", "absl", "typing_extensions"}
+KNOWN_EXTERNAL |= set(getattr(__import__("sys"), "stdlib_module_names", ()))
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
 
 
+_DISK: dict[str, tuple[int, int, str]] = {}
+
+
 def read_file(path: str) -> str | None:
+    """A file's text, cached by (mtime, size): a workspace scan re-reads only what changed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        _DISK.pop(path, None)
+        return None
+    hit = _DISK.get(path)
+    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+        return hit[2]
     try:
         data = Path(path).read_bytes()
     except OSError:
         return None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    return data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    if len(_DISK) > 20000:
+        _DISK.clear()
+    _DISK[path] = (st.st_mtime_ns, st.st_size, text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -64,7 +84,10 @@ class Program:
         self._imports: dict[str, tuple[str, set[str]]] = {}  # path -> (text, imported workspace paths)
         self.lock = threading.RLock()
         self.accessed: set[str] = set()  # modules consulted since the last reset (dependency tracking)
+        self._tracking: list[set[str]] = []  # nested dependency trackers (one per unit being analysed)
+        self._importers: dict[tuple[str, int], list[str]] = {}
         self.unit_cache: dict = {}  # (module, rules) -> what a module's launches find (engine)
+        self.depth = [0]  # evaluation depth shared by every module's evaluator (bounds cross-module chains)
         self.notes: list[str] = []
 
     # --- modules ----------------------------------------------------------------------
@@ -90,13 +113,17 @@ class Program:
             return None
         with self.lock:
             self.accessed.add(path)
+            for t in self._tracking:
+                t.add(path)
             cached = self._modules.get(path)
             if cached is not None and cached[0] is text or (cached is not None and cached[0] == text):
                 return cached[1], cached[2]
             index = ModuleIndex(text, path, program=self)
             ev = Evaluator(index, program=self)
-            if cached is not None:
-                self.unit_cache.clear()  # its text changed behind our back (read from disk)
+            if cached is not None:  # its text changed behind our back (read from disk)
+                for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
+                    del self.unit_cache[key]
+                self._importers.clear()
             self._modules[path] = (text, index, ev)
             return index, ev
 
@@ -112,15 +139,44 @@ class Program:
         got = self.load(path)
         return got[1] if got else None
 
+    def track(self):
+        """Record the modules consulted inside a ``with`` block."""
+        program = self
+
+        class _Track:
+            def __enter__(self_inner):
+                self_inner.deps = set()
+                program._tracking.append(self_inner.deps)
+                return self_inner.deps
+
+            def __exit__(self_inner, *exc):
+                program._tracking.remove(self_inner.deps)
+                return False
+
+        return _Track()
+
     def forget(self, path: str) -> None:
-        """A module changed: drop what depends on it (results across modules are transitive,
-        so every unit's cached findings go; indices of other modules stay)."""
+        """A module changed: drop it and the cached results that consulted it (and only those)."""
+        path = os.path.abspath(path)
         with self.lock:
-            self.unit_cache.clear()
-            self._modules.pop(os.path.abspath(path), None)
-            self._imports.pop(os.path.abspath(path), None)
-            self._resolved.clear()
+            for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
+                del self.unit_cache[key]
+            self._importers.clear()
+            self._modules.pop(path, None)
+            self._imports.pop(path, None)
+            # Resolutions made from this module, or landing in it, may have moved.
+            d = os.path.dirname(path)
+            for key in [k for k, v in self._resolved.items()
+                        if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)]:
+                del self._resolved[key]
+
+    def files_changed(self) -> None:
+        """Files were created or deleted: the module list and every resolution may differ."""
+        with self.lock:
             self._files = None
+            self._resolved.clear()
+            self._importers.clear()
+            self.unit_cache.clear()
 
     # --- import resolution (jedi) ---------------------------------------------------------
     def _jedi_project(self):
@@ -140,6 +196,8 @@ class Program:
         if self.root is None:
             return False
         top = module.split(".")[0]
+        if top in KNOWN_EXTERNAL:
+            return False
         for base in {self.root, self.root / "src", package_root(Path(from_path))}:
             if (base / top).is_dir() or (base / f"{top}.py").is_file():
                 return True
@@ -163,6 +221,11 @@ class Program:
             width = len(alias.name) if alias.asname else len(alias.name.split(".")[0])
         else:
             return None
+        # The fast path: a module file under the workspace roots, found by name (a stat or two).
+        # jedi decides the rest (namespace packages, sys.path set-ups, odd layouts).
+        fast = self._resolve_by_path(from_path, stmt, alias)
+        if fast is not None:
+            return fast
         text = self._read(from_path)
         got = self.load(from_path)
         if text is None or got is None or getattr(alias, "lineno", None) is None:
@@ -172,7 +235,7 @@ class Program:
         span = index.span(alias, where) if bp is not None else None
         if span is None:
             return None
-        key = (from_path, hash(text), span.line, span.col, local)
+        key = (from_path, _stmt_key(stmt), local)
         if key in self._resolved:
             return self._resolved[key]
         res = None
@@ -188,6 +251,92 @@ class Program:
             self.notes.append(f"import of {local} in {from_path} not followed: {type(exc).__name__}")
         self._resolved[key] = res
         return res
+
+    def _module_file(self, base: Path, dotted: str) -> str | None:
+        p = base.joinpath(*dotted.split(".")) if dotted else base
+        if p.with_suffix(".py").is_file() and dotted:
+            return str(p.with_suffix(".py"))
+        if (p / "__init__.py").is_file():
+            return str(p / "__init__.py")
+        return None
+
+    def _roots_for(self, from_path: str) -> list[Path]:
+        roots: list[Path] = []
+        for r in (self.root, (self.root / "src") if self.root else None, package_root(Path(from_path))):
+            if r is not None and r not in roots:
+                roots.append(r)
+        return roots
+
+    def _resolve_by_path(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> Resolved | None:
+        key = ("path", os.path.dirname(from_path), _stmt_key(stmt), alias.name)
+        if key in self._resolved:
+            return self._resolved[key]
+        res = None
+        if isinstance(stmt, ast.ImportFrom):
+            if stmt.level:
+                base = Path(from_path).parent
+                for _ in range(stmt.level - 1):
+                    base = base.parent
+                bases = [base]
+            else:
+                bases = self._roots_for(from_path)
+            for base in bases:
+                mod = self._module_file(base, stmt.module or "")
+                if mod is None:
+                    continue
+                sub = self._module_file(base, ".".join(x for x in ((stmt.module or ""), alias.name) if x))
+                # `from pkg import x`: an attribute x that pkg defines itself wins over a submodule
+                # x.py (Python's own order); an `x` pkg only imports is that submodule.
+                if sub is not None and not self._defines(mod, alias.name, own_only=True):
+                    res = Resolved(os.path.abspath(sub), 0, "module", alias.name)
+                else:
+                    res = self._symbol(mod, alias.name)
+                break
+        elif isinstance(stmt, ast.Import):
+            target = alias.name if alias.asname else alias.name.split(".")[0]
+            for base in self._roots_for(from_path):
+                mod = self._module_file(base, target)
+                if mod is not None:
+                    res = Resolved(os.path.abspath(mod), 0, "module", target.rsplit(".", 1)[-1])
+                    break
+        if res is not None and not self.contains(res.path):
+            res = None
+        self._resolved[key] = res
+        return res
+
+    def _defines(self, module_path: str, name: str, own_only: bool = False) -> bool:
+        index = self.index(os.path.abspath(module_path))
+        bs = index.scope.bindings.get(name) if index is not None else None
+        if not bs:
+            return False
+        return not own_only or any(b.kind != "import" for b in bs)
+
+    def _symbol(self, module_path: str, name: str) -> Resolved | None:
+        """A name in a module; a re-export (``from .x import name`` in the module) is followed by
+        the evaluator through that module's own import binding."""
+        path = os.path.abspath(module_path)
+        index = self.index(path)
+        if index is None:
+            return None
+        bs = index.scope.bindings.get(name)
+        if not bs:
+            return None
+        b = bs[-1]
+        if b.kind == "import" and b.stmt is not None and self._reexport_depth < 8:
+            # A re-export (`from .kernels import build` in a package): where it really lives.
+            self._reexport_depth += 1
+            try:
+                final = self.resolve_import(path, b.stmt, name, b.scope)
+            finally:
+                self._reexport_depth -= 1
+            if final is not None:
+                return final
+        node = b.node if b.kind in ("def", "class") else b.stmt
+        line = index.line_of(node, b.scope) if node is not None else 0
+        kind = {"def": "function", "class": "class", "import": "import"}.get(b.kind, "statement")
+        return Resolved(path, line, kind, name)
+
+    _reexport_depth = 0
 
     # --- the import graph -------------------------------------------------------------------
     def files(self) -> list[str]:
@@ -237,8 +386,14 @@ class Program:
     def importers_of(self, path: str, depth: int = 3) -> list[str]:
         """Modules that import ``path``, directly or through up to ``depth`` steps."""
         path = os.path.abspath(path)
-        base = os.path.splitext(os.path.basename(path))[0]
-        pkg = os.path.basename(os.path.dirname(path))
+        key = (path, depth)
+        if key in self._importers:
+            return self._importers[key]
+        found = self._importers_of(path, depth)
+        self._importers[key] = found
+        return found
+
+    def _importers_of(self, path: str, depth: int) -> list[str]:
         frontier = {path}
         found: list[str] = []
         for _ in range(depth):
@@ -248,11 +403,8 @@ class Program:
                 if f in frontier or f in found:
                     continue
                 text = self._read(f) or ""
-                names = {os.path.splitext(os.path.basename(p))[0] for p in frontier}
-                names.add(base)
-                names.add(pkg)
-                if not any(n and n in text for n in names):
-                    continue  # cannot mention any of them: skip without parsing
+                if not any(n in text for n in map(_import_name, frontier)):
+                    continue  # cannot import any of them: skip without parsing
                 if self.imports_of(f) & frontier:
                     new.add(f)
             if not new:
@@ -265,6 +417,17 @@ class Program:
         with self.lock:
             got, self.accessed = self.accessed, set()
             return got
+
+
+def _import_name(path: str) -> str:
+    """The name an importer must write: the module's own, or its package's for __init__.py."""
+    base = os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(os.path.dirname(path)) if base == "__init__" else base
+
+
+def _stmt_key(stmt: ast.AST) -> tuple:
+    return (type(stmt).__name__, getattr(stmt, "module", None), getattr(stmt, "level", 0),
+            tuple((a.name, a.asname) for a in getattr(stmt, "names", ())))
 
 
 def common_root(paths: Iterable[str]) -> Path | None:

@@ -71,6 +71,16 @@ def payload_to_edit(payload: dict) -> lsp.WorkspaceEdit:
     return lsp.WorkspaceEdit(changes=changes)
 
 
+def other_doc(path: str) -> Document | None:
+    """A read-only document for a workspace file (to place related locations in it)."""
+    from pathlib import Path
+
+    from ..analysis.program import read_file
+
+    text = read_file(path)
+    return Document(Path(path).as_uri(), text, None) if text is not None else None
+
+
 def to_diagnostic(f: Finding, locate: Locator, encoding: str, *, related_support: bool, href: str | None,
                   version: int | None) -> tuple[str, lsp.Diagnostic] | None:
     loc = locate(f.span.line)
@@ -80,7 +90,13 @@ def to_diagnostic(f: Finding, locate: Locator, encoding: str, *, related_support
     if related_support and f.related:
         related = []
         for r in f.related:
-            rl = locate(r.span.line)
+            if r.path:  # another module of the workspace
+                other = other_doc(r.path)
+                if other is None:
+                    continue
+                rl: Location | None = Location(other, 0)
+            else:
+                rl = locate(r.span.line)
             if rl is None:
                 continue
             related.append(lsp.DiagnosticRelatedInformation(

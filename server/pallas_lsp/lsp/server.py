@@ -137,6 +137,7 @@ class Analysed:
     slices: list[CellSlice] | None  # notebooks: where each cell is in the joined text
     docs: dict[str, Document]  # frozen copies of the analysed documents
     unit: str
+    partial: bool = False  # this module alone; the workspace-wide result is still coming
     diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
 
     def locate(self, line: int) -> Location | None:
@@ -196,10 +197,13 @@ class PallasServer(LanguageServer):
         self.caps = Caps()
         self.settings = Settings()
         self.init_options: Any = None
-        self.worker = Worker()
+        self.worker = Worker()  # this module alone: fast, every keystroke
+        self.workspace_worker = Worker()  # across the workspace: may take seconds when cold
         self._stores: dict[tuple, RecordStore] = {}
         self.root: Path | None = None
         self.settings_gen = 0
+        self.program = None  # analysis.program.Program over the workspace, once the root is known
+        self.deps: dict[str, set[str]] = {}  # unit -> module paths its last analysis consulted
 
     # --- units ----------------------------------------------------------------------------
     def unit_of(self, uri: str) -> str:
@@ -307,11 +311,14 @@ class PallasServer(LanguageServer):
         prev = self.analysed.get(unit)
         caps = self.caps
 
+        program = self.program_for(unit)
+
         def work() -> Analysed:
+            # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
             result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
-            a = Analysed(gen, text, result, slices, docs, unit)
+            a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
             a.diagnostics = diagnostics_of(a, store, caps)
             return a
 
@@ -324,7 +331,91 @@ class PallasServer(LanguageServer):
                 del self.inflight[unit]
         if unit not in self.analysed or self.analysed[unit].gen <= gen:
             self.analysed[unit] = a
+        if program is not None:
+            self.follow_workspace(unit, gen, program, path, text, slices, docs, cfg, store)
         return a
+
+    def follow_workspace(self, unit, gen, program, path, text, slices, docs, cfg, store) -> None:
+        """Phase 2, on the workspace worker: the same module with imports, importers and callers
+        across the workspace followed (jedi and other modules: possibly seconds when cold). Its
+        result replaces phase 1's when the document has not moved on, and clients are told."""
+        caps = self.caps
+        prev = self.analysed.get(unit)
+
+        def work() -> Analysed | None:
+            if self.gens.get(unit, 0) != gen:
+                return None  # superseded while queued
+            program.reset_accessed()
+            result = self.engine.analyse_in(program, path, select=cfg.select, ignore=cfg.ignore)
+            self.deps[unit] = program.reset_accessed()
+            if result.syntax_errors and prev is not None:
+                _carry_over(prev, result, text)
+            a = Analysed(gen, text, result, slices, docs, unit)
+            a.diagnostics = diagnostics_of(a, store, caps)
+            return a
+
+        async def finish() -> None:
+            try:
+                a = await self.workspace_worker.submit(work)
+            except Exception:  # noqa: BLE001
+                log.exception("workspace analysis of %s failed", unit)
+                return
+            if a is None or self.gens.get(unit, 0) != gen:
+                return
+            self.analysed[unit] = a
+            if self.caps.pull:
+                if self.caps.refresh:
+                    self.workspace_diagnostic_refresh(None)
+            else:
+                self.publish(unit, a)
+
+        asyncio.ensure_future(finish())
+
+    def program_for(self, unit: str):
+        """The workspace program, for a file inside the workspace (notebooks and files elsewhere
+        are analysed on their own)."""
+        if not self.settings.cross_module or self.root is None or unit in self.notebooks:
+            return None
+        path = uri_to_path(unit)
+        if path is None:
+            return None
+        if self.program is None:
+            from ..analysis.program import Program, read_file
+
+            def read(p: str) -> str | None:
+                doc = self.open_paths.get(os.path.abspath(p))
+                return doc.text if doc is not None else read_file(p)
+
+            self.program = Program(self.root, read=read, environment=self.settings.python_environment)
+        return self.program if self.program.contains(path) else None
+
+    @property
+    def open_paths(self) -> dict[str, Document]:
+        out = {}
+        for uri, d in self.docs.items():
+            if d.notebook is None:
+                p = uri_to_path(uri)
+                if p:
+                    out[os.path.abspath(p)] = d
+        return out
+
+    def module_changed(self, path: str) -> None:
+        """A workspace module changed (edited or on disk): forget it and re-analyse the open
+        documents whose last analysis consulted it (and only those)."""
+        path = os.path.abspath(path)
+        if self.program is not None:
+            program = self.program
+            self.workspace_worker.submit(lambda: program.forget(path))
+        for uri in list(self.docs):
+            unit = self.unit_of(uri)
+            if unit in self.notebooks or uri_to_path(unit) == path:
+                continue
+            if path in self.deps.get(unit, set()):
+                self.bump(unit)
+                self.schedule(unit)
+                self.pending_refresh = True
+
+    pending_refresh = False
 
     def schedule(self, unit: str) -> None:
         """Push clients: re-analyse after the debounce and publish; pull clients ask themselves."""
@@ -492,7 +583,8 @@ async def initialized(params: lsp.InitializedParams) -> None:
              "pull" if server.caps.pull else "push")
     if server.caps.watch_dynamic:
         watchers = [lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
-                    lsp.FileSystemWatcher(glob_pattern="**/*.json")]
+                    lsp.FileSystemWatcher(glob_pattern="**/*.json"),
+                    lsp.FileSystemWatcher(glob_pattern="**/*.py")]
         try:
             await server.client_register_capability_async(lsp.RegistrationParams(registrations=[
                 lsp.Registration(id="pallas-lsp-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -534,9 +626,21 @@ async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @_guard()
 def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
-    server._stores.clear()
-    server._told.clear()
-    server.refresh_all()
+    config_changed = False
+    for ch in params.changes:
+        p = uri_to_path(ch.uri)
+        if p and p.endswith(".py"):
+            if os.path.abspath(p) not in server.open_paths:
+                server.module_changed(p)
+        else:
+            config_changed = True
+    if config_changed:
+        server._stores.clear()
+        server._told.clear()
+        server.refresh_all()
+    elif server.caps.pull and server.pending_refresh and server.caps.refresh:
+        server.pending_refresh = False
+        server.workspace_diagnostic_refresh(None)
 
 
 # --- text documents --------------------------------------------------------------------------
@@ -549,6 +653,8 @@ def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
     server.docs[td.uri] = Document(td.uri, td.text, td.version, td.language_id)
     server.bump(td.uri)
     server.schedule(td.uri)
+    if (p := uri_to_path(td.uri)) and server.program is not None:
+        server.module_changed(p)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -567,6 +673,11 @@ def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
     unit = server.unit_of(doc.uri)
     server.bump(unit)
     server.schedule(unit)
+    if doc.notebook is None and (p := uri_to_path(doc.uri)):
+        server.module_changed(p)
+        if server.caps.pull and server.pending_refresh and server.caps.refresh:
+            server.pending_refresh = False
+            server.workspace_diagnostic_refresh(None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -577,6 +688,8 @@ def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
     if doc is None or doc.notebook:
         return
     del server.docs[uri]
+    if (p := uri_to_path(uri)) and server.program is not None:
+        server.module_changed(p)  # back to the text on disk
     server.analysed.pop(uri, None)
     server.gens.pop(uri, None)
     t = server.debounce.pop(uri, None)
@@ -664,7 +777,7 @@ async def pull_diagnostics(params: lsp.DocumentDiagnosticParams):
     a = await server.ensure(unit)
     if a is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{a.gen}.{server.settings_gen}"
+    result_id = f"{a.gen}.{server.settings_gen}.{'p' if a.partial else 'f'}"
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return lsp.RelatedFullDocumentDiagnosticReport(items=a.diagnostics.get(uri, []), result_id=result_id)
@@ -849,6 +962,13 @@ def show_launch(*args: Any) -> None:
 
 # --- entry point ---------------------------------------------------------------------------------
 def serve(tcp: str | None = None) -> int:
+    try:  # `kill -USR1 <pid>` prints every thread's stack to stderr (diagnosing a stuck server)
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (ImportError, AttributeError, ValueError):
+        pass
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -1,0 +1,54 @@
+"""``pallas-lsp check -j N``: files checked by worker processes.
+
+Each worker builds its own workspace program over the same root (imports are followed as in
+a single process) and returns plain findings (no syntax trees cross process boundaries).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from .analysis.findings import Finding
+from .config import Config
+
+_WORKER = None
+
+
+def _init(base: Config, use_file_config: bool, root: str | None) -> None:
+    global _WORKER
+    from .analysis.engine import Engine
+    from .checker import Checker
+
+    checker = Checker(Engine(), base, use_file_config=use_file_config)
+    if root is not None:
+        from .analysis.program import Program
+
+        checker.program = Program(root)
+    _WORKER = checker
+
+
+def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
+    assert _WORKER is not None
+    out = []
+    for p in paths:
+        findings = _WORKER.check_file(Path(p))
+        # Contexts hold references into syntax trees: keep findings plain for pickling.
+        out.append((p, [replace(f, contexts=(), extra={}) for f in findings]))
+    return out
+
+
+def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
+                   root: str | None = None) -> list[tuple[str, list[Finding]]]:
+    jobs = max(1, min(jobs, os.cpu_count() or 1, len(files)))
+    # Contiguous chunks keep a package's modules in one worker (its program caches them).
+    n = max(1, (len(files) + jobs * 4 - 1) // (jobs * 4))
+    chunks = [[str(f) for f in files[i:i + n]] for i in range(0, len(files), n)]
+    results: list[tuple[str, list[Finding]]] = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init,
+                             initargs=(base, use_file_config, root)) as pool:
+        for part in pool.map(_check, chunks):
+            results.extend(part)
+    return results
