@@ -166,6 +166,21 @@ def parse_block(block: Block, path: str | None = None) -> BlockParse:
     return bp
 
 
+_BY_PATH: dict[str, set[tuple[str, str, str]]] = {}
+
+
+def retain_only(path: str | None, keys: set[tuple[str, str, str]]) -> None:
+    """Drop a module's cached blocks that its current text no longer has: the cache holds the
+    live texts of the modules, not every text they ever had (memory stays flat while typing)."""
+    if not path:
+        return
+    with _CACHE_LOCK:
+        old = _BY_PATH.get(path, set())
+        for key in old - keys:
+            _CACHE.pop(key, None)
+        _BY_PATH[path] = keys
+
+
 def clear_cache() -> None:
     with _CACHE_LOCK:
         _CACHE.clear()
@@ -192,7 +207,9 @@ class ModuleIndex:
         self.scope = Scope("module", "<module>", None, None, None)
         self.classes: dict[str, ClassInfo] = {}
         self._seen: set[int] = set()
+        keys: set[tuple[str, str, str]] = set()
         for block in self.blocks:
+            keys.add((path or "", block.kind, block.text))
             bp = self._add(block)
             if bp.error is not None:
                 msg, line, col = bp.error
@@ -200,7 +217,9 @@ class ModuleIndex:
                 self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
                 # Keep what still parses after a half-typed construct.
                 for part in split_loose(block)[1:]:
+                    keys.add((path or "", part.kind, part.text))
                     self._add(part)
+        retain_only(path, keys)
 
     def _add(self, block: Block) -> BlockParse:
         bp = parse_block(block, self.path)
@@ -209,8 +228,7 @@ class ModuleIndex:
         self._seen.add(id(bp))
         self.parses.append((block, bp))
         self._offset[id(bp)] = block.start_line - 1 - bp.wrapper_lines
-        if bp.error is None:
-            assert bp.root is not None
+        if bp.error is None and bp.root is not None:  # (no root: valid newer syntax, nothing indexed)
             if block.kind == "member":
                 self._merge_member(block, bp)
             else:

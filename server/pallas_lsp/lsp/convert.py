@@ -110,6 +110,7 @@ def to_diagnostic(f: Finding, locate: Locator, encoding: str, *, related_support
         code_description=lsp.CodeDescription(href=href) if href else None,
         source=SOURCE,
         related_information=related,
-        data={"code": f.code, "version": version, "line": f.span.line, "col": f.span.col, "fixes": fixes},
+        data={"code": f.code, "version": version, "line": f.span.line, "col": f.span.col, "fixes": fixes,
+              **({"carried": True} if f.extra.get("carried") else {})},
     )
     return loc.doc.uri, d

@@ -56,9 +56,40 @@ def uri_to_path(uri: str) -> str | None:
 
 
 # --- protocol: we keep documents ourselves (LSP line semantics, no disk reads) -------------------
+class _BadRequest:
+    """A request whose params did not deserialize: answered with InvalidParams, not dropped."""
+
+    jsonrpc = "2.0"
+
+    def __init__(self, msg_id, method: str, error: Exception) -> None:
+        self.id = msg_id
+        self.method = method
+        self.error = error
+
+
 class PallasProtocol(LanguageServerProtocol):
     """pygls's document store splits lines like str.splitlines and reads unopened files from
-    disk; the server keeps its own documents, so these built-ins only forward."""
+    disk; the server keeps its own documents, so these built-ins only forward. A request with
+    malformed params gets an InvalidParams error (pygls would drop it and leave the client
+    waiting)."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except Exception as exc:  # noqa: BLE001
+            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
+                return _BadRequest(data["id"], data["method"], exc)
+            raise
+
+    def handle_message(self, message):
+        if isinstance(message, _BadRequest):
+            from pygls.exceptions import JsonRpcInvalidParams
+
+            log.warning("invalid params for %s (request %r)", message.method, message.id)
+            self._send_response(message.id, None, JsonRpcInvalidParams(
+                f"invalid params for {message.method}").to_response_error())
+            return
+        return super().handle_message(message)
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params):
@@ -178,6 +209,10 @@ class Caps:
 
 
 class PallasServer(LanguageServer):
+    def report_server_error(self, error: Exception, source) -> None:
+        """Log only: a malformed message from a client is not something to pop up to the user."""
+        log.warning("protocol error (%s): %s", getattr(source, "__name__", source), error)
+
     def __init__(self) -> None:
         nb_sync = lsp.NotebookDocumentSyncOptions(
             notebook_selector=[lsp.NotebookDocumentFilterWithCells(
@@ -313,8 +348,17 @@ class PallasServer(LanguageServer):
 
         program = self.program_for(unit)
 
+        limit = self.settings.max_file_bytes
+        if len(text) > limit:
+            program = None
+
         def work() -> Analysed:
             # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
+            if len(text) > limit:
+                result = too_large(text, path, limit)
+                a = Analysed(gen, text, result, slices, docs, unit)
+                a.diagnostics = diagnostics_of(a, store, caps)
+                return a
             result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
@@ -486,6 +530,19 @@ class PallasServer(LanguageServer):
         return self.store_for(self.config_for(unit))
 
 
+def too_large(text: str, path: str, limit: int) -> AnalysisResult:
+    """A document over the size limit: one information diagnostic, no analysis."""
+    from ..analysis.findings import Severity
+    from ..analysis.module import ModuleIndex
+
+    index = ModuleIndex("", path)
+    mb = len(text) / 1e6
+    f = Finding("PAL903", "file-too-large", None, Severity.INFORMATION,
+                f"pallas-lsp does not analyse this file: {mb:.1f} MB is over the {limit / 1e6:.1f} MB limit "
+                f"(setting maxFileBytes)", Span(1, 0, 1, 0))
+    return AnalysisResult(path, [f], [], index, {})
+
+
 def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
     """Mid-edit, a block that no longer parses would lose its findings: keep the previous
     findings whose line is still there, unchanged, inside a broken block."""
@@ -513,7 +570,7 @@ def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
         from dataclasses import replace
 
         moved = replace(f, span=Span(f.span.line + delta, f.span.col, f.span.end_line + delta, f.span.end_col),
-                        related=tuple(r for r in f.related), fixes=())
+                        related=tuple(r for r in f.related), fixes=(), extra={**f.extra, "carried": True})
         kept.append(moved)
     if kept:
         result.findings.extend(kept)

@@ -20,13 +20,14 @@ class Settings:
     log_level: str = "info"
     cross_module: bool = True
     python_environment: str | None = None
+    max_file_bytes: int = 5_000_000  # larger documents are not analysed (memory and latency stay bounded)
 
 
 _KEYS = {
     "select": "select", "ignore": "ignore", "records": "records", "debounceMs": "debounce_ms",
     "debounce_ms": "debounce_ms", "codeLens": "code_lens", "fixActions": "fix_actions",
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
-    "pythonEnvironment": "python_environment", "codeAction": None, "path": None, "interpreter": None,
+    "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None, "interpreter": None,
     "importStrategy": None, "trace": None,
 }
 
@@ -72,6 +73,11 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
                 problems.append(f"pallas-lsp setting `{key}` must be a list of strings; using the default")
                 continue
             updates[field_name] = tuple(value)
+        elif field_name == "max_file_bytes":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
+                problems.append(f"pallas-lsp setting `{key}` must be a number of bytes (at least 1000); using the default")
+                continue
+            updates[field_name] = value
         elif field_name == "debounce_ms":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 10_000:
                 problems.append(f"pallas-lsp setting `{key}` must be a number of milliseconds between 0 and "
