@@ -52,15 +52,18 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
-def _logical_lines(text: str, starts: list[int]) -> tuple[list[int], set[int]]:
+def _logical_lines(text: str, starts: list[int], first: int = 0,
+                   sync=None) -> tuple[list[int], set[int], int | None]:
     """0-based indices of the physical lines that begin a logical line, and the indices
-    of lines at which the scanner recovered from a broken construct."""
-    logical = [0]
+    of lines at which the scanner recovered from a broken construct. Scanning starts at line
+    ``first`` (which must begin a logical line); ``sync(line)`` may stop it at a clean logical
+    line start, whose index is then returned."""
+    logical = [first]
     recovered: set[int] = set()
     n = len(text)
-    pos = 0
+    pos = starts[first] if first < len(starts) else n
     depth = 0
-    line = 0
+    line = first
     # Map a character offset to its line index lazily: offsets only grow.
     nlines = len(starts)
 
@@ -79,6 +82,8 @@ def _logical_lines(text: str, starts: list[int]) -> tuple[list[int], set[int]]:
             pos = m.end()
             nxt = line_of(pos)
             if depth == 0:
+                if sync is not None and nxt != logical[-1] and sync(nxt):
+                    return logical, recovered, nxt
                 logical.append(nxt)
             elif pos < n and text[pos] not in " \t\r\n#" and _HARD_START.match(text, pos):
                 depth = 0  # an unclosed bracket: recover at a line that must start a statement
@@ -107,7 +112,92 @@ def _logical_lines(text: str, starts: list[int]) -> tuple[list[int], set[int]]:
                 pos = eol.start() if eol else n
                 if len(quote) == 3:
                     recovered.add(line_of(m.start()))
-    return logical, recovered
+    return logical, recovered, None
+
+
+_PREVIOUS: dict[str, tuple[str, list[int], list[int], set[int]]] = {}
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # binary search with C-speed slice comparisons
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, min(len(a), len(b), limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:] == b[len(b) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple[list[int], set[int]]:
+    """:func:`_logical_lines`, re-scanning only the edited region when the previous text of the
+    same document (``key``) is known: lines before the edit keep their state, and the scan stops
+    as soon as it is back in step with the old text after the edit."""
+    prev = _PREVIOUS.get(key) if key else None
+    result = None
+    if prev is not None:
+        old, old_starts, old_logical, old_recovered = prev
+        p = _common_prefix(old, text)
+        q = _common_suffix(old, text, min(len(old), len(text)) - p)
+        if p == len(old) == len(text):
+            result = (old_logical, old_recovered)
+        elif old_recovered:
+            result = None  # broken text: recovery depends on what follows; scan it all
+        else:
+            import bisect
+
+            first_changed = bisect.bisect_right(starts, p) - 1
+            # Restart at the last clean logical start before the edit (identical text up to it).
+            i = bisect.bisect_right(old_logical, first_changed) - 1
+            while i > 0 and (old_logical[i] in old_recovered or old_starts[old_logical[i]] > p):
+                i -= 1
+            if any(r <= first_changed for r in old_recovered):
+                i = 0  # an unterminated string before the edit may find its end in it: rescan
+            restart = old_logical[i] if i >= 0 else 0
+            delta_chars = len(old) - len(text)
+            suffix_start = len(text) - q
+            old_index = {o: j for j, o in enumerate(old_logical)}
+
+            def sync(line: int) -> bool:
+                off = starts[line]
+                if off < suffix_start or off == 0:
+                    return False
+                old_line = bisect.bisect_left(old_starts, off + delta_chars)
+                return old_line < len(old_starts) and old_starts[old_line] == off + delta_chars \
+                    and old_line in old_index
+
+            head = old_logical[:i] if i >= 0 else []
+            head_rec = {r for r in old_recovered if r < restart}
+            mid, mid_rec, stopped = _logical_lines(text, starts, restart, sync)
+            if mid_rec:
+                result = None  # the edit broke something: scan it all
+            elif stopped is None:
+                result = (head + mid, head_rec | mid_rec)
+            else:
+                old_line = bisect.bisect_left(old_starts, starts[stopped] + delta_chars)
+                shift = stopped - old_line
+                tail = [o + shift for o in old_logical[old_index[old_line]:]]
+                tail_rec = {r + shift for r in old_recovered if r > old_line}  # (the sync line itself is clean here)
+                result = (head + mid + tail, head_rec | mid_rec | tail_rec)
+    if result is None:
+        logical, recovered, _ = _logical_lines(text, starts)
+        result = (logical, recovered)
+    if key:
+        if len(_PREVIOUS) > 256:
+            _PREVIOUS.clear()
+        _PREVIOUS[key] = (text, starts, result[0], result[1])
+    return result
 
 
 def _is_code(line_text: str) -> bool:
@@ -119,10 +209,12 @@ def _indent(line_text: str) -> int:
     return len(line_text) - len(line_text.lstrip(" \t\f"))
 
 
-def split_blocks(text: str) -> list[Block]:
+def split_blocks(text: str, key: str | None = None) -> list[Block]:
+    """``key`` names the document (its path) so that the next split of its next version can
+    re-scan only what changed."""
     starts = line_starts(text)
     lines = [text[starts[i]:starts[i + 1]] if i + 1 < len(starts) else text[starts[i]:] for i in range(len(starts))]
-    logical, recovered = _logical_lines(text, starts)
+    logical, recovered = logical_lines(text, starts, key)
 
     # Group top-level logical lines into statements.
     top: list[int] = []  # first physical line (0-based) of each top-level statement

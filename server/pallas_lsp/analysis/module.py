@@ -200,7 +200,7 @@ class ModuleIndex:
         self.program = program  # the workspace, for spans of nodes in other modules
         self.text = text
         self.path = path
-        self.blocks = split_blocks(text)
+        self.blocks = split_blocks(text, path)
         self.parses: list[tuple[Block, BlockParse]] = []
         self._offset: dict[int, int] = {}
         self.syntax_errors: list[SyntaxProblem] = []

@@ -41,6 +41,7 @@ from .settings import Settings, parse_settings
 
 log = logging.getLogger("pallas_lsp")
 FIX_ALL_KIND = "source.fixAll.pallas-lsp"
+WORKSPACE_QUIET_S = 0.3  # how long a document must rest before the workspace-wide analysis runs
 EXPLAIN_COMMAND = "pallas-lsp.explainError"
 SHOW_LAUNCH_COMMAND = "pallas-lsp.showLaunch"
 
@@ -399,6 +400,11 @@ class PallasServer(LanguageServer):
             return a
 
         async def finish() -> None:
+            # Only once typing pauses: a burst of keystrokes would only queue work that the next
+            # keystroke makes stale, and it would compete with the module-alone analyses.
+            await asyncio.sleep(WORKSPACE_QUIET_S)
+            if self.gens.get(unit, 0) != gen:
+                return
             try:
                 a = await self.workspace_worker.submit(work)
             except Exception:  # noqa: BLE001
