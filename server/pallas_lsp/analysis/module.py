@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from threading import Lock
@@ -120,7 +121,9 @@ def _parse_text(block: Block) -> BlockParse:
     wrapper_lines = block.wrapper.count("\n")
     newer = False
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():  # user code's invalid escapes are not our warnings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
     except SyntaxError as exc:
         tree = None
         if _libcst_accepts(source):
