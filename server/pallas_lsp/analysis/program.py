@@ -123,7 +123,6 @@ class Program:
             if cached is not None:  # its text changed behind our back (read from disk)
                 for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
                     del self.unit_cache[key]
-                self._importers.clear()
             self._modules[path] = (text, index, ev)
             return index, ev
 
@@ -161,14 +160,15 @@ class Program:
         with self.lock:
             for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
                 del self.unit_cache[key]
-            self._importers.clear()
             self._modules.pop(path, None)
-            self._imports.pop(path, None)
+            # The import graph only changes when this module's imports do: look now (a new
+            # `import` here must reach the cached importer lists).
             # Resolutions made from this module, or landing in it, may have moved.
             d = os.path.dirname(path)
             for key in [k for k, v in self._resolved.items()
                         if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)]:
                 del self._resolved[key]
+        self.imports_of(path)
 
     def files_changed(self) -> None:
         """Files were created or deleted: the module list and every resolution may differ."""
@@ -368,7 +368,7 @@ class Program:
         if cached is not None and cached[0] == text:
             return cached[1]
         if not any(k in text for k in ("import ",)):
-            self._imports[path] = (text, set())
+            self._set_imports(path, text, set())
             return set()
         got = self.load(path)
         out: set[str] = set()
@@ -380,8 +380,14 @@ class Program:
                         r = self.resolve_import(path, b.stmt, name, b.scope)
                         if r is not None:
                             out.add(r.path)
-        self._imports[path] = (text, out)
+        self._set_imports(path, text, out)
         return out
+
+    def _set_imports(self, path: str, text: str, out: set[str]) -> None:
+        old = self._imports.get(path)
+        if old is not None and old[1] != out:
+            self._importers.clear()  # an edge of the import graph changed
+        self._imports[path] = (text, out)
 
     def importers_of(self, path: str, depth: int = 3) -> list[str]:
         """Modules that import ``path``, directly or through up to ``depth`` steps."""

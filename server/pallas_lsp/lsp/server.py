@@ -690,6 +690,10 @@ async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> 
 @_guard()
 def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
     config_changed = False
+    if server.program is not None and any(ch.type in (lsp.FileChangeType.Created, lsp.FileChangeType.Deleted)
+                                          and ch.uri.endswith(".py") for ch in params.changes):
+        program = server.program
+        server.workspace_worker.submit(program.files_changed)
     for ch in params.changes:
         p = uri_to_path(ch.uri)
         if p and p.endswith(".py"):
