@@ -41,9 +41,14 @@ def position(text, offset):
 
 
 def expected(text):
+    """A fresh, non-incremental analysis: empty parse cache, a path never seen before."""
+    from pallas_lsp.analysis import module
+
+    module.clear_cache()
+    COUNTER["fresh"] = COUNTER.get("fresh", 0) + 1
     starts = lines_of(text)
     out = []
-    for f in analyse(text, "/tmp/prop.py").findings:
+    for f in analyse(text, f"/tmp/fresh_{COUNTER['fresh']}.py").findings:
         lt = line_text(text, starts, f.span.line - 1) if f.span.line - 1 < len(starts) else ""
         out.append((f.code, f.span.line - 1, utf16_len(lt[:f.span.col])))
     return sorted(out)

@@ -713,26 +713,6 @@ def _names_of(node: ast.AST) -> set[str]:
     return out
 
 
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    """Whether an expression mentions one of ``names`` as a plain name (cheap, syntactic)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Name):
-            if n.id in names:
-                return True
-            continue
-        if isinstance(n, ast.Attribute):
-            stack.append(n.value)
-        elif isinstance(n, ast.Call):
-            stack.append(n.func)
-            stack.extend(a.value if isinstance(a, ast.Starred) else a for a in n.args)
-            stack.extend(k.value for k in n.keywords)
-        elif isinstance(n, (ast.Tuple, ast.List)):
-            stack.extend(n.elts)
-    return False
-
-
 __all__ = [
     "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "FuncVal", "Invocation", "ModVal",
     "ParamVal", "PartialVal", "TupleVal", "Unknown", "UNKNOWN", "Value", "dotted_name",
