@@ -87,7 +87,7 @@ def server():
 COUNTER = {"edits": 0, "docs": 0}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(script=edit_script())
 def test_random_edit_sequences(server, script):
