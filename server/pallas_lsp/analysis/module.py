@@ -18,6 +18,10 @@ from .blocks import Block, split_blocks, split_loose
 from .scopes import Binding, CallSite, DecoratorSite, Scope, WithSite, index_module
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Warnings the compiler raises about the user's code (invalid escapes, `is` with a literal) are
+# not ours to print. Set once: a catch_warnings() around every parse costs more than the parse.
+warnings.filterwarnings("ignore", category=SyntaxWarning)
+warnings.filterwarnings("ignore", category=DeprecationWarning, message="invalid escape sequence")
 
 
 @dataclass(frozen=True)
@@ -121,9 +125,7 @@ def _parse_text(block: Block) -> BlockParse:
     wrapper_lines = block.wrapper.count("\n")
     newer = False
     try:
-        with warnings.catch_warnings():  # user code's invalid escapes are not our warnings
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+        tree = ast.parse(source)
     except SyntaxError as exc:
         tree = None
         if _libcst_accepts(source):

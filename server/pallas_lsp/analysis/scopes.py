@@ -167,6 +167,9 @@ def _names_in(node: ast.AST) -> list[ast.Name]:
     return []
 
 
+_OTHER: tuple[str, tuple[str, ...]] = ("other", ())
+
+
 class _Indexer:
     """Walks statements and expressions in source order, keeping the scope, the enclosing
     if-tests (guards) and with-blocks of every call."""
@@ -383,7 +386,7 @@ class _Indexer:
             if t is ast.Call:
                 self.call(n, u)  # type: ignore[arg-type]
                 kids = [n.func, *n.args, *[k.value for k in n.keywords]]  # type: ignore[attr-defined]
-                stack.extend((k, ("other", ())) for k in reversed(kids))
+                stack.extend((k, _OTHER) for k in reversed(kids))
                 continue
             if t is ast.Lambda:
                 self.lambda_(n)  # type: ignore[arg-type]
@@ -392,10 +395,29 @@ class _Indexer:
                 stack.append((n.value, ("other", ())))  # type: ignore[attr-defined]
                 self.target(n.target, "assign", n.value, n)  # type: ignore[attr-defined]
                 continue
+            if t is ast.Attribute:
+                stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
+                continue
+            if t is ast.Constant:
+                continue
+            if t in (ast.Tuple, ast.List, ast.Set):
+                stack.extend((k, _OTHER) for k in reversed(n.elts))  # type: ignore[attr-defined]
+                continue
+            if t is ast.Subscript:
+                stack.append((n.slice, _OTHER))  # type: ignore[attr-defined]
+                stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
+                continue
+            if t is ast.BinOp:
+                stack.append((n.right, _OTHER))  # type: ignore[attr-defined]
+                stack.append((n.left, _OTHER))  # type: ignore[attr-defined]
+                continue
+            if t is ast.Starred:
+                stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
+                continue
             if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
                 for g in n.generators:  # type: ignore[attr-defined]
                     self.target(g.target, "loop", None, n)
-            stack.extend((k, ("other", ())) for k in reversed(list(ast.iter_child_nodes(n))))
+            stack.extend((k, _OTHER) for k in reversed(list(ast.iter_child_nodes(n))))
 
     def call(self, node: ast.Call, use: tuple[str, tuple[str, ...]]) -> None:
         func = node.func
