@@ -1,7 +1,6 @@
 """Checking files on disk: discovery, per-file config, and the engine. Used by the CLI."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -9,14 +8,8 @@ from typing import Iterator, Sequence
 from .analysis.engine import Engine
 from .analysis.findings import Finding, Severity
 from .analysis.module import Span
+from .analysis.program import read_file, walk_python_files
 from .config import Config, find_config
-
-SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
-
-
-def _is_venv(d: Path) -> bool:
-    return (d / "pyvenv.cfg").exists()
-
 
 def discover(paths: Sequence[str]) -> Iterator[Path]:
     """Python files under ``paths`` (files given explicitly are always included)."""
@@ -24,23 +17,15 @@ def discover(paths: Sequence[str]) -> Iterator[Path]:
         p = Path(raw)
         if p.is_file():
             yield p
-            continue
-        if not p.is_dir():
-            continue
-        for root, dirs, files in os.walk(p):
-            rootp = Path(root)
-            dirs[:] = sorted(d for d in dirs
-                             if not d.startswith(".") and d not in SKIP_DIRS and not _is_venv(rootp / d))
-            for name in sorted(files):
-                if name.endswith((".py", ".pyi")) and not name.startswith("."):
-                    yield rootp / name
+        elif p.is_dir():
+            yield from (Path(f) for f in walk_python_files(p, (".py", ".pyi")))
 
 
 def read_source(path: Path) -> str:
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace")
+    text = read_file(str(path))
+    if text is None:
+        raise OSError(f"cannot read {path}")
+    return text
 
 
 @dataclass

@@ -10,7 +10,7 @@ A bad value gets a readable problem and the default; it never stops the analysis
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,7 +50,7 @@ def _string_list(value: object, key: str, where: str, problems: list[str]) -> tu
     return tuple(value)
 
 
-def config_from_table(table: object, base: Path, where: str, workspace: Path | None = None) -> Config:
+def config_from_table(table: object, base: Path, where: str) -> Config:
     problems: list[str] = []
     if not isinstance(table, dict):
         return Config(source=where, problems=(f"{where}: [tool.{SECTION}] must be a table",))
@@ -64,17 +64,8 @@ def config_from_table(table: object, base: Path, where: str, workspace: Path | N
             records = _string_list(value, key, where, problems)
         else:
             problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records)")
-    resolved: list[str] = []
-    for r in records or ():
-        p = (base / r).resolve()
-        if workspace is not None:
-            try:
-                p.relative_to(workspace.resolve())
-            except ValueError:
-                problems.append(f"{where}: records path `{r}` is outside the workspace; ignored")
-                continue
-        resolved.append(str(p))
-    return Config(select, ignore or (), tuple(resolved), where, tuple(problems))
+    resolved = tuple(str((base / r).resolve()) for r in records or ())
+    return Config(select, ignore or (), resolved, where, tuple(problems))
 
 
 @lru_cache(maxsize=512)

@@ -126,17 +126,16 @@ def canonical(name: str) -> str:
 class LaunchAPI:
     name: str  # public qualified name
     short: str  # how users usually write it
-    kernel_arg: int | None  # positional index of the kernel (None: only via decorator/factory call)
     kernel_keywords: tuple[str, ...]
     reads_mode_at: str  # "build" or "call": when interpret= and force_*_interpret_mode are read
     scratch_keyword: str
 
 
 LAUNCH_APIS: dict[str, LaunchAPI] = {
-    PALLAS_CALL: LaunchAPI(PALLAS_CALL, "pl.pallas_call", 0, ("kernel",), "build", "scratch_shapes"),
-    PL_KERNEL: LaunchAPI(PL_KERNEL, "pl.kernel", 0, ("body",), "build", "scratch_types"),
-    PLGPU_KERNEL: LaunchAPI(PLGPU_KERNEL, "plgpu.kernel", 0, ("body",), "call", "scratch_types"),
-    CORE_MAP: LaunchAPI(CORE_MAP, "pl.core_map", None, (), "build", "scratch_shapes"),
+    PALLAS_CALL: LaunchAPI(PALLAS_CALL, "pl.pallas_call", ("kernel",), "build", "scratch_shapes"),
+    PL_KERNEL: LaunchAPI(PL_KERNEL, "pl.kernel", ("body",), "build", "scratch_types"),
+    PLGPU_KERNEL: LaunchAPI(PLGPU_KERNEL, "plgpu.kernel", ("body",), "call", "scratch_types"),
+    CORE_MAP: LaunchAPI(CORE_MAP, "pl.core_map", (), "build", "scratch_shapes"),
 }
 
 # Higher-order APIs whose function argument (or decorated function) is traced right away

@@ -169,7 +169,7 @@ class Evaluator:
         while s is not None:
             if s.kind == "module":
                 bs = self.index.scope.bindings.get(name)
-                return self._pick(bs, order if first else None) if bs else self._star_import(name)
+                return self._pick(bs, order if first else None) if bs else None
             if s.kind == "class" and not first:
                 s = s.parent
                 continue
@@ -197,9 +197,6 @@ class Evaluator:
             if b.type_checking:
                 return b
         return before[-1] if before else None
-
-    def _star_import(self, name: str) -> Binding | None:
-        return None
 
     # --- values -----------------------------------------------------------------------
     def value(self, node: ast.AST | None, scope: Scope, order: Order = None) -> Value:
@@ -367,8 +364,6 @@ class Evaluator:
         ev = self.program.evaluator(r.path)  # type: ignore[attr-defined]
         if ev is None:
             return None
-        if ev is self and r.line and self.index.path == r.path and b.scope is not None:
-            pass
         # The module-level binding of that name on that line (a def, a class, an assignment, or
         # an import that re-exports it).
         bs = ev.index.scope.bindings.get(r.name, [])
@@ -411,7 +406,6 @@ class Evaluator:
         v = self.value(node, scope, order)
         return v.value if isinstance(v, Const) else _NO
 
-    NO = _NO
 
     def guards_hold(self, guards, scope: Scope, order: Order = None) -> bool:
         """False when an enclosing ``if`` is surely not taken (``if False:``, ``if DEBUG:``

@@ -203,6 +203,7 @@ class ModuleIndex:
 
     def __init__(self, text: str, path: str | None = None, program: object = None) -> None:
         self.program = program  # the workspace, for spans of nodes in other modules
+        self._lines: list[str] | None = None
         self.text = text
         self.path = path
         self.blocks = split_blocks(text, path)
@@ -312,10 +313,6 @@ class ModuleIndex:
     def line_of(self, node: ast.AST, where: Scope | BlockParse) -> int:
         return self.span(node, where).line
 
-    def binding_line(self, b: Binding, scope: Scope) -> int:
-        node = b.stmt if b.stmt is not None else b.node
-        return self.line_of(node, scope) if node is not None else 0
-
     def code_of(self, node: ast.AST, where: Scope | BlockParse | None = None) -> str:
         """The source text of a node as written (or unparsed when its block is not given)."""
         bp = where.block if isinstance(where, Scope) else where
@@ -350,9 +347,7 @@ class ModuleIndex:
         for s in self.all_scopes():
             yield from s.withs
 
-    def module_scope_of(self, scope: Scope) -> Scope:
-        return self.scope
-
     def line_text(self, line: int) -> str:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self.text)
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""

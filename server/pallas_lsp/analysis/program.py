@@ -17,7 +17,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from .module import ModuleIndex
 
@@ -26,7 +26,18 @@ MAX_WORKSPACE_FILES = 5000
 # workspace that happens to contain their source (a jax checkout), and neither is the stdlib.
 KNOWN_EXTERNAL = {"jax", "jaxlib", "numpy", "ml_dtypes", "opt_einsum", "scipy", "absl", "typing_extensions"}
 KNOWN_EXTERNAL |= set(getattr(__import__("sys"), "stdlib_module_names", ()))
-SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
+SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
+
+
+def walk_python_files(root: str | Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[str]:
+    """Python files under ``root``, sorted, skipping hidden folders, virtual environments and
+    build/vendor folders (shared by ``check`` discovery and the workspace program)."""
+    for dirpath, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
+                         and not (Path(dirpath) / d / "pyvenv.cfg").exists())
+        for n in sorted(names):
+            if n.endswith(suffixes) and not n.startswith("."):
+                yield os.path.join(dirpath, n)
 
 
 _DISK: dict[str, tuple[int, int, str]] = {}
@@ -344,17 +355,12 @@ class Program:
             return self._files
         out: list[str] = []
         if self.root is not None:
-            for dirpath, dirs, names in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
-                                 and not (Path(dirpath) / d / "pyvenv.cfg").exists())
-                for n in sorted(names):
-                    if n.endswith(".py"):
-                        out.append(os.path.join(dirpath, n))
-                        if len(out) >= MAX_WORKSPACE_FILES:
-                            self.notes.append(f"workspace has more than {MAX_WORKSPACE_FILES} Python files; "
-                                              "the rest are not followed")
-                            self._files = out
-                            return out
+            for f in walk_python_files(self.root):
+                out.append(f)
+                if len(out) >= MAX_WORKSPACE_FILES:
+                    self.notes.append(f"workspace has more than {MAX_WORKSPACE_FILES} Python files; "
+                                      "the rest are not followed")
+                    break
         self._files = out
         return out
 

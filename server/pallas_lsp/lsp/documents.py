@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..analysis.module import Span
 from .positions import from_units, to_units
 
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -119,7 +118,3 @@ def cell_of(slices: list[CellSlice], line1: int) -> tuple[CellSlice, int] | None
         if s.first_line <= line1 < s.first_line + s.line_count:
             return s, line1 - s.first_line + 1
     return None
-
-
-def shift(span: Span, delta: int) -> Span:
-    return Span(span.line + delta, span.col, span.end_line + delta, span.end_col)

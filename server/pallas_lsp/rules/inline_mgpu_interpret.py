@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Ext, TupleVal
+from ..analysis.evaluate import CallVal, TupleVal
 from ..analysis.findings import Fix, Related
 from ..analysis.fixes import add_kwarg, local_name_for, run_compiled_fix
 from ..analysis.reach import is_inline_mgpu
