@@ -372,8 +372,7 @@ def _secondary(f: Finding, here: str, there: str) -> Finding | None:
            f"{f.message}")
     related = (Related(f.span, "the construct that fails", there),) + tuple(
         Related(r.span, r.message, None if r.path == here else (r.path or there)) for r in f.related if r is not anchor)
-    return replace(f, span=anchor.span, related=related, fixes=(), path=None, secondary=True,
-                   severity=f.severity)
+    return replace(f, span=anchor.span, message=msg, related=related, fixes=(), path=None, secondary=True)
 
 
 def _base_check_construct():
