@@ -6,12 +6,15 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from .contexts import Context, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
+from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
 from .reach import Reached, reach
@@ -19,6 +22,7 @@ from .scopes import CallSite, DecoratorSite
 
 SYNTAX_CODE = "PAL900"
 UNKNOWN_SUPPRESSION_CODE = "PAL901"
+_MEMO_LIMIT = 512  # documents whose launch results are kept for their next edit
 _SUPPRESS = re.compile(r"#\s*pallas-lsp:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
@@ -81,13 +85,65 @@ class Candidate:
     launch_path: str | None = None  # the module of the launch
 
 
-@dataclass
+class LaunchList:
+    """A module's launches with what their kernels reach. Launches kept from an earlier text
+    carry that text's positions: they are moved to this one when first asked for."""
+
+    def __init__(self, parts: list[tuple[Launch, Layout | None, list[Reached]]], index: ModuleIndex) -> None:
+        self._parts = parts
+        self._index = index
+        self._launches: list[Launch] | None = None
+        self._reached: dict[int, list[Reached]] = {}
+
+    @property
+    def launches(self) -> list[Launch]:
+        if self._launches is None:
+            out = []
+            for launch, layout, reached in self._parts:
+                if layout is not None and not layout.is_identity(self._index):
+                    launch = _moved(launch, layout, self._index)
+                out.append(launch)
+                self._reached[id(launch)] = reached
+            self._launches = out
+        return self._launches
+
+    @property
+    def reached(self) -> dict[int, list[Reached]]:
+        self.launches  # noqa: B018 - materialise
+        return self._reached
+
+
+def _moved(launch: Launch, layout: Layout, index: ModuleIndex) -> Launch:
+    def span(s: Span) -> Span:
+        d = layout.shift_for(s.line, index)
+        return s if d == 0 else Span(s.line + d, s.col, s.end_line + d, s.end_col)
+
+    contexts = [replace(c, evidence=tuple(replace(e, span=span(e.span)) for e in c.evidence)) for c in launch.contexts]
+    options = {k: (node, scope, (index.offset_of(scope), order[1]) if order is not None else None)
+               for k, (node, scope, order) in launch.options.items()}
+    return replace(launch, anchor=span(launch.anchor), contexts=contexts, options=options)
+
+
 class AnalysisResult:
-    path: str | None
-    findings: list[Finding]
-    launches: list[Launch]
-    index: ModuleIndex
-    reached: dict[int, list[Reached]] = field(default_factory=dict)  # id(launch) -> reach
+    def __init__(self, path: str | None, findings: list[Finding], launches: "LaunchList | list[Launch]",
+                 index: ModuleIndex, reached: dict[int, list[Reached]] | None = None) -> None:
+        self.path = path
+        self.findings = findings
+        self.index = index
+        self._launches = launches
+        self._reached = reached
+
+    @property
+    def launches(self) -> list[Launch]:
+        ls = self._launches
+        return ls.launches if isinstance(ls, LaunchList) else ls
+
+    @property
+    def reached(self) -> dict[int, list[Reached]]:
+        ls = self._launches
+        if isinstance(ls, LaunchList):
+            return ls.reached
+        return self._reached or {}
 
     @property
     def syntax_errors(self):
@@ -122,20 +178,40 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
 
 
 class Engine:
-    def __init__(self, rules: Sequence[object] | None = None) -> None:
+    def __init__(self, rules: Sequence[object] | None = None, *, incremental: bool = False) -> None:
+        """``incremental``: keep each document's launch results for its next edit (the
+        language server; a batch run analyses each file once and keeps nothing)."""
         from ..rules import all_rules
 
         self.rules = list(rules) if rules is not None else all_rules()
+        self.incremental = incremental
+        self._memos: OrderedDict[str, ModuleMemo] = OrderedDict()
+        self._memo_lock = threading.Lock()
+
+    def forget(self, path: str) -> None:
+        """The document was closed: drop what was kept for its next edit."""
+        with self._memo_lock:
+            self._memos.pop(path, None)
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
                 ignore: Iterable[str] = ()) -> AnalysisResult:
         """One module on its own."""
+        rules = self._active(select, ignore)
+        if not (self.incremental and path):
+            return self._analyse(text, path, rules, None)
+        with self._memo_lock:
+            memo = self._memos.pop(path, None) or ModuleMemo((), [], None)
+            self._memos[path] = memo
+            while len(self._memos) > _MEMO_LIMIT:
+                self._memos.popitem(last=False)
+            return self._analyse(text, path, rules, memo)
+
+    def _analyse(self, text: str, path: str | None, rules: list[object], memo: ModuleMemo | None) -> AnalysisResult:
         index = ModuleIndex(text, path)
         ev = Evaluator(index)
-        rules = self._active(select, ignore)
-        launches, candidates, reached = self._collect(index, ev, rules)
+        launches, candidates = self._collect(index, ev, rules, memo)
         findings = self._finish(self._merge(candidates, index), index)
-        return AnalysisResult(path, findings, launches, index, reached)
+        return AnalysisResult(path, findings, launches, index)
 
     def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
                    ignore: Iterable[str] = ()) -> AnalysisResult:
@@ -155,8 +231,7 @@ class Engine:
             if p not in units:
                 units.append(p)
         candidates: list[Candidate] = []
-        launches: list[Launch] = []
-        reached: dict[int, list[Reached]] = {}
+        launches: LaunchList | list[Launch] = []
         rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
         for unit in units:
             ugot = program.load(unit)
@@ -170,10 +245,10 @@ class Engine:
                     collected = self._collect(uindex, uev, rules)
                 cached = (uindex, collected, deps)
                 program.unit_cache[key] = cached
-            ls, cands, rch = cached[1]
+            ls, cands = cached[1]
             candidates += cands
             if unit == path:
-                launches, reached = ls, rch
+                launches = ls
         merged = self._merge(candidates, index)
         mine: list[Finding] = []
         for f in merged:
@@ -187,7 +262,7 @@ class Engine:
             if secondary is not None:
                 mine.append(secondary)
         findings = self._finish(mine, index)
-        return AnalysisResult(path, findings, launches, index, reached)
+        return AnalysisResult(path, findings, launches, index)
 
     def _finish(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
         findings = findings + [Finding(SYNTAX_CODE, "syntax-error", None, Severity.ERROR,
@@ -196,53 +271,134 @@ class Engine:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: list[object]):
-        launches = LaunchFinder(index, ev).find()
-        ContextResolver(index, ev, launches).resolve_all()
+    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: list[object], memo: ModuleMemo | None = None):
+        """Launches, their contexts and reach, and the rules' candidates. With ``memo`` (the
+        previous analysis of the same document), launches whose inputs did not change are
+        reused instead of recomputed (see incremental.py)."""
+        rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
+        change = None
+        if memo is not None and memo.parses:
+            change = change_between(memo.parses, index.parses)
+            if change.reordered:
+                change = None
+        finder = LaunchFinder(index, ev, memo.wrappers if memo is not None else None, change)
+        items = finder.items()
+        resolver = ContextResolver(index, ev, [])
+        keep = memo is not None and not resolver.module_wide
+        fingerprint = finder.fingerprint()
+        previous: dict[int, Entry] = {}
+        if keep and change is not None and memo.rules_key == rules_key and memo.fingerprint == fingerprint:  # type: ignore[union-attr]
+            previous = memo.entries  # type: ignore[union-attr]
+        # 1. Each item's launch: reused, or found now (recording what it reads).
+        entries: list[Entry] = []
+        computed: list[Entry] = []
+        for item in items:
+            e = previous.get(id(item))
+            if e is not None and e.item is item and change is not None \
+                    and e.deps.still_valid(change):
+                entries.append(e)
+                continue
+            e = Entry(item, None)
+            self._recording(ev, index, e.deps if keep else None)
+            e.launch = finder.launch_of(item)
+            entries.append(e)
+            computed.append(e)
+        launches: list[Launch] = []
+        kept: list[Entry] = []
+        sites: set[int] = set()
+        for e in entries:
+            if e.launch is None:
+                kept.append(e)
+            elif id(e.launch.site.node) not in sites:  # type: ignore[attr-defined]
+                sites.add(id(e.launch.site.node))  # type: ignore[attr-defined]
+                launches.append(e.launch)  # type: ignore[arg-type]
+                kept.append(e)
+        # 2. Contexts and reach of the launches found now.
+        resolver.launches = launches
+        lowered = resolver._lowered_launches()
+        live = {id(e) for e in kept}
+        for e in computed:
+            if e.launch is None or id(e) not in live:
+                continue
+            self._recording(ev, index, e.deps if keep else None)
+            launch: Launch = e.launch  # type: ignore[assignment]
+            launch.contexts = resolver.resolve(launch, lowered.get(id(launch)))
+            e.reached = reach(ev, launch.kernels) if launch.kernels else []
+        # 3. The rules, over the launches found now, in the order of the text.
+        def line_now(e: Entry) -> tuple[int, int]:
+            a = e.launch.anchor  # type: ignore[attr-defined]
+            return (a.line + (e.layout.shift_for(a.line, index) if e.layout is not None else 0), a.col)
+
+        ordered = sorted((e for e in kept if e.launch is not None), key=line_now)
         construct_rules = [r for r in rules if type(r).check_construct is not _base_check_construct()]
         candidates: list[Candidate] = []
-        reached_by_launch: dict[int, list[Reached]] = {}
         callee_cache: dict[int, tuple[Value, str | None]] = {}
-        for launch in launches:
-            if not launch.kernels:
+        computed_ids = {id(e) for e in computed}
+        volatile: set[int] = set()
+        for e in ordered:
+            if id(e) not in computed_ids or not e.launch.kernels:  # type: ignore[attr-defined]
                 continue
-            reached = reach(ev, launch.kernels)
-            reached_by_launch[id(launch)] = reached
-            view = LaunchView(launch, ev, index, reached, launches)
-            for ctx in launch.contexts:
-                if ctx.mode == Mode.UNKNOWN:
-                    continue
-                for rule in rules:
-                    for cand in rule.check_launch(view, ctx):  # type: ignore[attr-defined]
-                        candidates.append(cand)
-                if not construct_rules:
-                    continue
-                for r in reached:
-                    rev = ev.other(r.scope)
-                    for cs in r.scope.calls:
-                        order = rev.order_of(cs)
-                        if not rev.guards_hold(cs.guards, cs.scope, order):
-                            continue
-                        cached = callee_cache.get(id(cs))
-                        if cached is None:
-                            v = rev.value(cs.node.func, cs.scope, order)
-                            cached = (v, rev.ext_name(v))
-                            callee_cache[id(cs)] = cached
-                        hit = ConstructHit(cs, cached[0], cached[1], view, ctx, r)
-                        for rule in construct_rules:
-                            err = rule.check_construct(hit)  # type: ignore[attr-defined]
-                            if err:
-                                candidates.append(Candidate(
-                                    rule, index.span(cs.node, cs.scope), (rule.code, id(cs.node)), launch, ctx,
-                                    err, rule.headline(hit), r.chain + (cs,),  # type: ignore[attr-defined]
-                                    tuple(rule.related(hit)), tuple(rule.fixes(hit)),  # type: ignore[attr-defined]
-                                    path=index.path_of(cs.scope)))
+            self._recording(ev, index, e.deps if keep else None)
+            before = len(candidates)
+            # (A shared callee cache would hide what one launch reads behind another's.)
+            self._check(e.launch, e.reached, ev, index, rules, construct_rules, launches,
+                        {} if keep else callee_cache, candidates)
+            if len(candidates) > before:
+                volatile.add(id(e))  # findings always come from the current text
+        self._recording(ev, index, None)
         for c in candidates:
             if c.launch_path is None:
                 c.launch_path = index.path_of(c.launch.scope)
             if c.path is None:
                 c.path = c.launch_path
-        return launches, candidates, reached_by_launch
+        if keep:
+            for e in computed:
+                e.layout = Layout.of(index, e.deps)
+            memo.rules_key, memo.fingerprint, memo.parses = rules_key, fingerprint, list(index.parses)  # type: ignore[union-attr]
+            memo.entries = {id(e.item): e for e in entries if id(e) not in volatile}  # type: ignore[union-attr]
+            memo.wrappers = finder.wrapper_verdicts  # type: ignore[union-attr]
+        elif memo is not None:
+            memo.entries, memo.parses, memo.fingerprint, memo.wrappers = {}, [], None, {}
+        parts = [(e.launch, e.layout if id(e) not in computed_ids else None, e.reached) for e in ordered]
+        return LaunchList(parts, index), candidates
+
+    @staticmethod
+    def _recording(ev: Evaluator, index: ModuleIndex, deps: Deps | None) -> None:
+        ev.deps = deps
+        index.deps = deps
+
+    def _check(self, launch: Launch, reached: list[Reached], ev: Evaluator, index: ModuleIndex, rules: list[object],
+               construct_rules: list[object], launches: list[Launch], callee_cache: dict,
+               candidates: list[Candidate]) -> None:
+        view = LaunchView(launch, ev, index, reached, launches)
+        for ctx in launch.contexts:
+            if ctx.mode == Mode.UNKNOWN:
+                continue
+            for rule in rules:
+                for cand in rule.check_launch(view, ctx):  # type: ignore[attr-defined]
+                    candidates.append(cand)
+            if not construct_rules:
+                continue
+            for r in reached:
+                rev = ev.other(r.scope)
+                for cs in r.scope.calls:
+                    order = rev.order_of(cs)
+                    if not rev.guards_hold(cs.guards, cs.scope, order):
+                        continue
+                    cached = callee_cache.get(id(cs))
+                    if cached is None:
+                        v = rev.value(cs.node.func, cs.scope, order)
+                        cached = (v, rev.ext_name(v))
+                        callee_cache[id(cs)] = cached
+                    hit = ConstructHit(cs, cached[0], cached[1], view, ctx, r)
+                    for rule in construct_rules:
+                        err = rule.check_construct(hit)  # type: ignore[attr-defined]
+                        if err:
+                            candidates.append(Candidate(
+                                rule, index.span(cs.node, cs.scope), (rule.code, id(cs.node)), launch, ctx,
+                                err, rule.headline(hit), r.chain + (cs,),  # type: ignore[attr-defined]
+                                tuple(rule.related(hit)), tuple(rule.fixes(hit)),  # type: ignore[attr-defined]
+                                path=index.path_of(cs.scope)))
 
     def _active(self, select, ignore) -> list[object]:
         sel = {s.strip() for s in select} if select else None

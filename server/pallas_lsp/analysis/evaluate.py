@@ -8,12 +8,14 @@ would see them.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import ast
 
 from . import api
+from .incremental import Deps
 from .module import ModuleIndex
 from .scopes import Binding, CallSite, DecoratorSite, Scope, dotted_name
 
@@ -128,14 +130,13 @@ class Evaluator:
     def __init__(self, index: ModuleIndex, program: object = None) -> None:
         self.index = index
         self.program = program  # the workspace (analysis.program.Program), when following imports
-        self.scope_of_node: dict[int, Scope] = {}
-        for s in index.all_scopes():
-            if s.node is not None and s.kind != "module":
-                self.scope_of_node[id(s.node)] = s
-        self._def_values: dict[int, Value] = {}
+        # What the current computation reads (blocks, module-level names), for results kept
+        # across edits (see incremental.py); None: not recorded.
+        self.deps: Deps | None = None
+        self._def_values: dict[int, tuple[Value, Deps | None]] = {}
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._mentions_idx: dict[str, set[str]] | None = None
-        self._callers: dict[int, list[Invocation]] = {}
+        self._callers: dict[int, tuple[list[Invocation], Deps | None]] = {}
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
 
@@ -164,6 +165,9 @@ class Evaluator:
     def lookup(self, name: str, scope: Scope, order: Order = None) -> Binding | None:
         if (o := self.other(scope)) is not self:
             return o.lookup(name, scope, order)
+        if self.deps is not None:
+            self.deps.bound.add(name)
+            self.deps.read(scope)
         s: Scope | None = scope
         first = True
         while s is not None:
@@ -204,6 +208,8 @@ class Evaluator:
             return UNKNOWN
         if (o := self.other(scope)) is not self:
             return o.value(node, scope, order)
+        if self.deps is not None:
+            self.deps.read(scope)
         box = self._depth_box
         if box[0] > _MAX_DEPTH:
             return Unknown("too deep: not followed")
@@ -253,7 +259,7 @@ class Evaluator:
                 return Unknown("starred")
             return TupleVal(tuple((e, scope, order) for e in node.elts))  # type: ignore[attr-defined]
         if t is ast.Lambda:
-            sc = self.scope_of_node.get(id(node))
+            sc = self._scope_of_node(node, scope)
             return FuncVal(sc) if sc is not None else UNKNOWN
         if t is ast.UnaryOp:
             op = node.op  # type: ignore[attr-defined]
@@ -297,6 +303,9 @@ class Evaluator:
 
     def class_member(self, class_name: str, attr: str, depth: int = 0) -> Binding | None:
         """A member of a module class or of its base classes in this module."""
+        if self.deps is not None:
+            self.deps.bound.add(class_name)
+            self.deps.bound.add(attr)
         info = self.index.classes.get(class_name)
         if info is None or depth > 8:
             return None
@@ -320,6 +329,8 @@ class Evaluator:
         assert scope is not None
         if (o := self.other(scope)) is not self:
             return o.binding_value(b, order)
+        if self.deps is not None:
+            self.deps.read(scope)
         if b.kind == "import":
             if self.program is not None and b.stmt is not None:
                 v = self._workspace_import(b)
@@ -329,7 +340,7 @@ class Evaluator:
         if b.kind == "param":
             return ParamVal(scope, b.name)
         if b.kind in ("def", "class"):
-            target = self.scope_of_node.get(id(b.node))
+            target = self._scope_of_node(b.node, scope)
             if target is None:
                 return UNKNOWN
             return self.def_value(target) if b.kind == "def" else ClassVal(target.name)
@@ -384,16 +395,42 @@ class Evaluator:
         if (o := self.other(target)) is not self:
             return o.def_value(target)
         key = id(target)
-        if key in self._def_values:
-            return self._def_values[key]
-        self._def_values[key] = FuncVal(target)  # guards recursion through the decorators
-        v: Value = FuncVal(target)
-        sites = [d for d in self._decorators_of(target)]
-        for d in sorted(sites, key=lambda d: -d.index):
-            dec = self.value(d.node, d.scope, self.order_of(d))
-            v = Decorated(v, dec, d)
-        self._def_values[key] = v
+        hit = self._def_values.get(key)
+        if hit is not None:
+            if self.deps is not None and hit[1] is not None:
+                self.deps.merge(hit[1])
+            return hit[0]
+        self._def_values[key] = (FuncVal(target), None)  # guards recursion through the decorators
+        with self._recording() as sub:
+            if self.deps is not None:
+                self.deps.read(target)
+            v: Value = FuncVal(target)
+            sites = [d for d in self._decorators_of(target)]
+            for d in sorted(sites, key=lambda d: -d.index):
+                dec = self.value(d.node, d.scope, self.order_of(d))
+                v = Decorated(v, dec, d)
+        self._def_values[key] = (v, sub)
         return v
+
+    @contextmanager
+    def _recording(self) -> Iterator[Deps | None]:
+        """Record what a memoised computation reads on its own, so that a later hit can
+        replay it into the computation that asks (nothing is recorded when nobody listens)."""
+        outer = self.deps
+        if outer is None:
+            yield None
+            return
+        sub = Deps()
+        self.deps = sub
+        try:
+            yield sub
+        finally:
+            self.deps = outer
+            outer.merge(sub)
+
+    def _scope_of_node(self, node: ast.AST, scope: Scope) -> Scope | None:
+        sc = getattr(scope.block, "scope_of_node", None)
+        return sc.get(id(node)) if sc else None
 
     def _decorators_of(self, target: Scope) -> list[DecoratorSite]:
         parent = target.parent
@@ -486,6 +523,8 @@ class Evaluator:
 
     # --- call graph ---------------------------------------------------------------------
     def calls_named(self, name: str) -> list[CallSite]:
+        if self.deps is not None:
+            self.deps.used.add(name)
         if self._calls_by_name is None:
             idx: dict[str, list[CallSite]] = {}
             for cs in self.index.all_calls():
@@ -500,15 +539,7 @@ class Evaluator:
     def _mention_index(self) -> dict[str, set[str]]:
         """name -> the names bound by assignments whose value mentions it (built once)."""
         if self._mentions_idx is None:
-            idx: dict[str, set[str]] = {}
-            for s in self.index.all_scopes():
-                for bname, bs in s.bindings.items():
-                    for b in bs:
-                        if b.kind == "assign" and b.node is not None:
-                            for n in _names_of(b.node):
-                                if n != bname:
-                                    idx.setdefault(n, set()).add(bname)
-            self._mentions_idx = idx
+            self._mentions_idx = _mention_index_of(self.index.all_scopes())
         return self._mentions_idx
 
     def aliases_of(self, target: Scope) -> set[str]:
@@ -516,6 +547,8 @@ class Evaluator:
         an expression that mentions it (``g = jax.jit(f)``, ``p = partial(f, 2)``)."""
         if target.kind == "lambda":
             return set()
+        if _inside_function(target):  # (see local_callers)
+            return {target.name} | _aliases_in(_block_mention_index(target.block), {target.name})
         return {target.name} | self.aliases_of_names({target.name})
 
     def callers_of(self, target: Scope) -> list[Invocation]:
@@ -524,9 +557,20 @@ class Evaluator:
         if (o := self.other(target)) is not self:
             return o.callers_of(target)
         key = id(target)
-        if key in self._callers:
-            return self._callers[key]
-        self._callers[key] = []
+        hit = self._callers.get(key)
+        if hit is not None:
+            if self.deps is not None and hit[1] is not None:
+                self.deps.merge(hit[1])
+            return hit[0]
+        self._callers[key] = ([], None)
+        with self._recording() as sub:
+            out = self._callers_of(target)
+        self._callers[key] = (out, sub)
+        return out
+
+    def _callers_of(self, target: Scope) -> list[Invocation]:
+        if self.deps is not None:
+            self.deps.read(target)
         out = self.local_callers(target, self.aliases_of(target))
         if self.program is not None and self.index.path and target.kind == "function":
             for path in self.program.importers_of(self.index.path, depth=1):  # type: ignore[attr-defined]
@@ -539,14 +583,16 @@ class Evaluator:
                         names.add(name)
                 names |= ev.aliases_of_names(names)
                 out += ev.local_callers(target, names)
-        self._callers[key] = out
         return out
 
     def local_callers(self, target: Scope, names: set[str]) -> list[Invocation]:
         out: list[Invocation] = []
         seen: set[int] = set()
+        # A def nested in a function is visible only inside its own block: calls elsewhere
+        # that use the same name mean another function (no need to scan, or depend on, them).
+        nested = _inside_function(target)
         for name in names:
-            for cs in self.calls_named(name):
+            for cs in (target.block.calls_named(name) if nested else self.calls_named(name)):  # type: ignore[union-attr]
                 if id(cs) in seen:
                     continue
                 seen.add(id(cs))
@@ -554,18 +600,11 @@ class Evaluator:
         return out
 
     def aliases_of_names(self, names: set[str], rounds: int = 3) -> set[str]:
-        idx = self._mention_index()
-        out: set[str] = set()
-        frontier = set(names)
-        for _ in range(rounds):
-            new = set()
-            for n in frontier:
-                new |= idx.get(n, set())
-            new -= out | names
-            if not new:
-                break
-            out |= new
-            frontier = new
+        if self.deps is not None:
+            self.deps.used.update(names)
+        out = _aliases_in(self._mention_index(), names, rounds)
+        if self.deps is not None:
+            self.deps.used.update(out)
         return out
 
     def _invocations_at(self, cs: CallSite, target: Scope) -> Iterator[Invocation]:
@@ -686,6 +725,51 @@ class Evaluator:
         if inv.how == "run_state":
             return None
         return ArgBinding(pdefault, target.parent, None, default=True) if pdefault is not None else None
+
+
+def _mention_index_of(scopes: Iterator[Scope]) -> dict[str, set[str]]:
+    idx: dict[str, set[str]] = {}
+    for s in scopes:
+        for bname, bs in s.bindings.items():
+            for b in bs:
+                if b.kind == "assign" and b.node is not None:
+                    for n in _names_of(b.node):
+                        if n != bname:
+                            idx.setdefault(n, set()).add(bname)
+    return idx
+
+
+def _block_mention_index(bp: object) -> dict[str, set[str]]:
+    idx = getattr(bp, "mention_index", None)
+    if idx is None:
+        root = getattr(bp, "root", None)
+        idx = _mention_index_of(root.walk()) if root is not None else {}
+        bp.mention_index = idx  # type: ignore[attr-defined]
+    return idx
+
+
+def _aliases_in(idx: dict[str, set[str]], names: set[str], rounds: int = 3) -> set[str]:
+    out: set[str] = set()
+    frontier = set(names)
+    for _ in range(rounds):
+        new: set[str] = set()
+        for n in frontier:
+            new |= idx.get(n, set())
+        new -= out | names
+        if not new:
+            break
+        out |= new
+        frontier = new
+    return out
+
+
+def _inside_function(target: Scope) -> bool:
+    s = target.parent
+    while s is not None:
+        if s.kind in ("function", "lambda"):
+            return s.block is target.block and target.block is not None
+        s = s.parent
+    return False
 
 
 def _names_of(node: ast.AST) -> set[str]:

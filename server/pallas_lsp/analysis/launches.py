@@ -10,6 +10,7 @@ from .contexts import Context, ContextSet, Evidence, Mode
 from .evaluate import (
     CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Order, ParamVal, PartialVal, TupleVal, Value,
 )
+from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
 
@@ -50,54 +51,72 @@ class Launch:
 
 
 class LaunchFinder:
-    def __init__(self, index: ModuleIndex, ev: Evaluator) -> None:
+    def __init__(self, index: ModuleIndex, ev: Evaluator, wrapper_memo: dict | None = None, change=None) -> None:
         self.index = index
         self.ev = ev
+        self._wrapper_memo = (wrapper_memo, change)
 
     # --- discovery --------------------------------------------------------------------
     def launch_names(self) -> set[str]:
         """Local names that can denote a launch API: the API names, their import aliases,
         and names bound to partials of them (``call = functools.partial(pl.pallas_call, ...)``)."""
         names = set(_LAUNCH_LAST_NAMES)
-        for s in self.index.all_scopes():
-            for name, bs in s.bindings.items():
-                for b in bs:
-                    if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
-                        names.add(name)
-                    elif b.kind == "assign" and isinstance(b.node, (ast.Attribute, ast.Name)) \
-                            and _tail(b.node) in _LAUNCH_LAST_NAMES:
-                        names.add(name)  # _kernel = plgpu.kernel
-                    elif b.kind == "assign" and isinstance(b.node, ast.Call):
-                        text = _callee_tail(b.node)
-                        if text in names or (text == "partial" and b.node.args
-                                             and _tail(b.node.args[0]) in names):
-                            names.add(name)
+        calls: list[tuple[str, str, str]] = []
+        for _, bp in self.index.parses:
+            for kind, name, callee, first in _launch_name_facts(bp):
+                if kind == "name":
+                    names.add(name)
+                else:
+                    calls.append((name, callee, first))
+        grew = bool(calls)
+        while grew:  # names bound to partials of names found so far
+            grew = False
+            for name, callee, first in calls:
+                if name not in names and (callee in names or (callee == "partial" and first in names)):
+                    names.add(name)
+                    grew = True
         return names
 
-    def find_wrappers(self, names: set[str]) -> None:
+    def find_wrappers(self, names: set[str], memo: dict | None = None, change=None) -> None:
         """Functions that forward their ``*args`` or a parameter to a launch API as the kernel
         (``def kernel(self, *args, **kw): return plgpu.kernel(*args, compiler_params=..., **kw)``):
-        calling them launches too."""
+        calling them launches too. ``memo`` keeps each call's verdict across edits."""
         self.wrappers: dict[int, tuple[api.LaunchAPI, CallSite, str]] = {}
-        for cs in self.index.all_calls():
-            if cs.callee_last not in names or not cs.node.args:
+        self.wrapper_verdicts: dict[int, tuple[CallSite, object, object]] = {}
+        for cs in self.index.calls_to(names):
+            if not cs.node.args:
                 continue
             fn = cs.scope
             if fn.kind != "function":
                 continue
-            callee = self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs))
-            lapi = api.LAUNCH_APIS.get(callee.name) if isinstance(callee, Ext) else None
-            if lapi is None or lapi.name == api.CORE_MAP:
-                continue
-            first = cs.node.args[0]
-            params = {p[0]: p[2] for p in fn.params}
-            if isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) \
-                    and params.get(first.value.id) == "star":
-                self.wrappers[id(fn)] = (lapi, cs, "*")
-            elif isinstance(first, ast.Name) and params.get(first.id) in ("normal", "posonly", "kwonly"):
-                self.wrappers[id(fn)] = (lapi, cs, first.id)
+            old = memo.get(id(cs)) if memo is not None else None
+            if old is not None and old[0] is cs and change is not None and old[2].still_valid(change):
+                verdict = old[1]
+                deps = old[2]
+            else:
+                deps = Deps() if memo is not None else None
+                self.ev.deps = self.index.deps = deps
+                verdict = self._wrapper_verdict(cs, fn)
+                self.ev.deps = self.index.deps = None
+            self.wrapper_verdicts[id(cs)] = (cs, verdict, deps)
+            if verdict is not None:
+                self.wrappers[id(fn)] = verdict  # type: ignore[assignment]
         for w in list(self.wrappers.values()):
             names.add(w[1].scope.name)
+
+    def _wrapper_verdict(self, cs: CallSite, fn: Scope) -> tuple[api.LaunchAPI, CallSite, str] | None:
+        callee = self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs))
+        lapi = api.LAUNCH_APIS.get(callee.name) if isinstance(callee, Ext) else None
+        if lapi is None or lapi.name == api.CORE_MAP:
+            return None
+        first = cs.node.args[0]
+        params = {p[0]: p[2] for p in fn.params}
+        if isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) \
+                and params.get(first.value.id) == "star":
+            return (lapi, cs, "*")
+        if isinstance(first, ast.Name) and params.get(first.id) in ("normal", "posonly", "kwonly"):
+            return (lapi, cs, first.id)
+        return None
 
     def _wrapper_of(self, v: Value) -> tuple[api.LaunchAPI, CallSite, str, Scope] | None:
         fn = v.scope if isinstance(v, FuncVal) else None
@@ -139,27 +158,34 @@ class LaunchFinder:
                       cs.targets if cs.use == "assign" else (), option_sites=self._option_sites(sites))
 
     def find(self) -> list[Launch]:
-        names = self.launch_names()
-        self.find_wrappers(names)
         launches: list[Launch] = []
         seen: set[int] = set()
-        for cs in self.index.all_calls():
-            if cs.callee_last not in names and not (cs.callee_last == "partial"):
-                continue
-            launch = self._from_call(cs)
-            if launch is not None and id(launch.site.node) not in seen:
-                seen.add(id(launch.site.node))
-                launches.append(launch)
-        for d in self.index.all_decorators():
-            if _tail(d.node) not in names and _callee_tail(d.node) not in names \
-                    and _callee_tail(d.node) != "partial":
-                continue
-            launch = self._from_decorator(d)
+        for item in self.items():
+            launch = self.launch_of(item)
             if launch is not None and id(launch.site.node) not in seen:
                 seen.add(id(launch.site.node))
                 launches.append(launch)
         launches.sort(key=lambda l: (l.anchor.line, l.anchor.col))
         return launches
+
+    def items(self) -> list[CallSite | DecoratorSite]:
+        """The calls, then the decorators, that may build a launch (in module order; a launch
+        found from a call wins over the same launch seen from its decorator)."""
+        names = self.launch_names()
+        self.find_wrappers(names, *self._wrapper_memo)
+        out: list[CallSite | DecoratorSite] = list(self.index.calls_to(names | {"partial"}))
+        for _, bp in self.index.parses:
+            for d in bp.decorators():
+                if _tail(d.node) in names or _callee_tail(d.node) in names or _callee_tail(d.node) == "partial":
+                    out.append(d)
+        return out
+
+    def launch_of(self, item: CallSite | DecoratorSite) -> Launch | None:
+        return self._from_decorator(item) if isinstance(item, DecoratorSite) else self._from_call(item)
+
+    def fingerprint(self) -> tuple:
+        """The module-wide facts every launch's discovery depends on (see incremental.py)."""
+        return tuple(sorted((k, v[0].name, id(v[1]), v[2]) for k, v in self.wrappers.items()))
 
     def _launch_api(self, v: Value) -> tuple[api.LaunchAPI, list[CallSite]] | None:
         """If ``v`` is a launch API (or a partial or factory call of one), the API and the
@@ -296,6 +322,43 @@ class LaunchFinder:
                       (d.target.name,) if lapi.name != api.CORE_MAP else (), option_sites=self._option_sites(sites))
 
 
+def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
+    """A block's bindings that can make a name denote a launch API (see launch_names)."""
+    got = bp.facts.get("launch_names")
+    if got is None:
+        got = []
+        if bp.root is not None:
+            for s in bp.root.walk():
+                for name, bs in s.bindings.items():
+                    for b in bs:
+                        if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
+                            got.append(("name", name, "", ""))
+                        elif b.kind == "assign" and isinstance(b.node, (ast.Attribute, ast.Name)) \
+                                and _tail(b.node) in _LAUNCH_LAST_NAMES:
+                            got.append(("name", name, "", ""))  # _kernel = plgpu.kernel
+                        elif b.kind == "assign" and isinstance(b.node, ast.Call):
+                            first = _tail(b.node.args[0]) if b.node.args else ""
+                            got.append(("call", name, _callee_tail(b.node), first))
+        bp.facts["launch_names"] = got
+    return got
+
+
+_SETTERS = (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET, api.SET_TPU_INTERPRET)
+
+
+def _setter_import_names(bp) -> list[str]:
+    got = bp.facts.get("setter_imports")
+    if got is None:
+        got = []
+        if bp.root is not None:
+            for s in bp.root.walk():
+                for name, bs in s.bindings.items():
+                    if any(b.kind == "import" and api.canonical(b.qualified) in _SETTERS for b in bs):
+                        got.append(name)
+        bp.facts["setter_imports"] = got
+    return got
+
+
 def _tail(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
@@ -340,15 +403,9 @@ class ContextResolver:
         out: list[Setter] = []
         names = {"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
                  "set_tpu_interpret_mode"}
-        for s in self.index.all_scopes():
-            for name, bs in s.bindings.items():
-                if any(b.kind == "import" and api.canonical(b.qualified) in (
-                        api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET,
-                        api.SET_TPU_INTERPRET) for b in bs):
-                    names.add(name)
-        for cs in self.index.all_calls():
-            if cs.callee_last not in names:
-                continue
+        for _, bp in self.index.parses:
+            names.update(_setter_import_names(bp))
+        for cs in self.index.calls_to(names):
             fn = self.ev.ext_name(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)))
             if fn not in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET,
                           api.SET_TPU_INTERPRET):
@@ -436,7 +493,7 @@ class ContextResolver:
     # --- lowering for CUDA -------------------------------------------------------------
     def _find_cuda_lowerings(self) -> list[tuple[CallSite, Span, str]]:
         out = []
-        for cs in self.index.all_calls():
+        for cs in self.index.calls_to(("export", "lower")):
             if cs.callee_last == "lower":
                 arg = self.ev.kwarg(cs, "lowering_platforms")
             elif cs.callee_last == "export":
@@ -527,9 +584,15 @@ class ContextResolver:
         for l in self.launches:
             l.contexts = self.resolve(l, lowered.get(id(l)))
 
+    @property
+    def module_wide(self) -> bool:
+        """Whether the module has force_/set_ calls or CUDA lowerings: facts that tie every
+        launch's contexts to the rest of the module (no launch result is kept across edits)."""
+        return bool(self.setters or self.lowerings)
+
     def resolve(self, launch: Launch, cuda_lowering: Span | None) -> list[Context]:
         out = ContextSet()
-        reads = self._read_sites(launch)
+        reads = self._read_sites(launch) if self.setters else []
         uncovered = list(reads)
         for setter in self.setters:
             hit = [r for r in reads if self._covered(r, setter)]

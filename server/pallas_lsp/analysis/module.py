@@ -18,6 +18,7 @@ from .blocks import Block, split_blocks, split_loose
 from .scopes import Binding, CallSite, DecoratorSite, Scope, WithSite, index_module
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_WORD = re.compile(r"[^\W\d]\w*")
 # Warnings the compiler raises about the user's code (invalid escapes, `is` with a literal) are
 # not ours to print. Set once: a catch_warnings() around every parse costs more than the parse.
 warnings.filterwarnings("ignore", category=SyntaxWarning)
@@ -57,7 +58,67 @@ class BlockParse:
     source: str = ""  # what was parsed (wrapper + text, newer syntax blanked out)
     newer_syntax: bool = False  # valid Python the running interpreter's ast cannot read
     path: str | None = None  # the module it belongs to (blocks are never shared across modules)
+    scope_of_node: dict = field(default_factory=dict)  # id(def/lambda/class node) -> its Scope
     _lines: list[str] | None = None
+    _mentions: frozenset | None = None
+    _bound: frozenset | None = None
+    _calls_by_name: dict | None = None
+    mention_index: dict | None = None  # name -> names assigned from expressions mentioning it
+    _by_callee: dict | None = None
+    facts: dict = field(default_factory=dict)  # other per-block facts derived on demand, by name
+
+    def calls_by_callee(self) -> dict:
+        """callee's last name -> the block's calls of it (every scope, in walk order)."""
+        if self._by_callee is None:
+            idx: dict[str, list] = {}
+            if self.root is not None:
+                for s in self.root.walk():
+                    for cs in s.calls:
+                        idx.setdefault(cs.callee_last, []).append(cs)
+            self._by_callee = idx
+        return self._by_callee
+
+    def decorators(self) -> list:
+        if self.root is None:
+            return []
+        return [d for s in self.root.walk() for d in s.decorators]
+
+    @property
+    def mentions(self) -> frozenset:
+        """Every identifier-like word of the block (a superset of the names it binds, reads,
+        calls or defines): what an edit that adds or removes this block can change."""
+        if self._mentions is None:
+            self._mentions = frozenset(_WORD.findall(self.source or self.text))
+        return self._mentions
+
+    def calls_named(self, name: str) -> list:
+        """The block's calls whose callee is called ``name`` or that pass ``name`` along."""
+        if self._calls_by_name is None:
+            idx: dict[str, list] = {}
+            if self.root is not None:
+                for s in self.root.walk():
+                    for cs in s.calls:
+                        if cs.callee_last:
+                            idx.setdefault(cs.callee_last, []).append(cs)
+                        for a in cs.arg_names:
+                            if a != cs.callee_last:
+                                idx.setdefault(a, []).append(cs)
+            self._calls_by_name = idx
+        return self._calls_by_name.get(name, [])
+
+    @property
+    def bound_names(self) -> frozenset:
+        """The names the block binds at module level, and the members it gives classes."""
+        if self._bound is None:
+            out: set[str] = set()
+            if self.root is not None:
+                if self.kind != "member":  # (a member's wrapper class binds nothing real)
+                    out.update(self.root.bindings)
+                for child in self.root.children:
+                    if child.kind == "class":
+                        out.update(child.bindings)
+            self._bound = frozenset(out)
+        return self._bound
 
     def line(self, rel: int) -> str:
         """Line ``rel`` (1-based, wrapper included) of the parsed source, without its break."""
@@ -73,7 +134,10 @@ class BlockParse:
         return len(line.encode("utf-8", errors="surrogatepass")[:byte_col].decode("utf-8", errors="ignore"))
 
 
-_CACHE: "OrderedDict[tuple[str, str, str], BlockParse]" = OrderedDict()
+# (path, kind, owner, text, occurrence): the same member text in two classes, or a statement
+# written twice, still gets a parse of its own that stays the same object while its text lives.
+_Key = tuple[str, str, str, str, int]
+_CACHE: "OrderedDict[_Key, BlockParse]" = OrderedDict()
 _CACHE_LIMIT = 50_000
 _CACHE_LOCK = Lock()
 stats = {"parsed": 0, "cached": 0}
@@ -150,12 +214,20 @@ def _parse_text(block: Block) -> BlockParse:
     except RecursionError:
         return BlockParse(block.text, block.kind, wrapper_lines, None, None,
                           ("expression nested too deeply to analyse", 1 + wrapper_lines, 0), source=source)
-    bp.sites = {id(cs.node): cs for s in bp.root.walk() for cs in s.calls}
+    for s in bp.root.walk():
+        for cs in s.calls:
+            bp.sites[id(cs.node)] = cs
+        if s.node is not None and s.kind != "module":
+            bp.scope_of_node[id(s.node)] = s
     return bp
 
 
-def parse_block(block: Block, path: str | None = None) -> BlockParse:
-    key = (path or "", block.kind, block.text)
+def block_key(block: Block, path: str | None, occurrence: int = 0) -> _Key:
+    return (path or "", block.kind, block.owner, block.text, occurrence)
+
+
+def parse_block(block: Block, path: str | None = None, occurrence: int = 0) -> BlockParse:
+    key = block_key(block, path, occurrence)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
@@ -171,10 +243,10 @@ def parse_block(block: Block, path: str | None = None) -> BlockParse:
     return bp
 
 
-_BY_PATH: dict[str, set[tuple[str, str, str]]] = {}
+_BY_PATH: dict[str, set[_Key]] = {}
 
 
-def retain_only(path: str | None, keys: set[tuple[str, str, str]]) -> None:
+def retain_only(path: str | None, keys: set[_Key]) -> None:
     """Drop a module's cached blocks that its current text no longer has: the cache holds the
     live texts of the modules, not every text they ever had (memory stays flat while typing)."""
     if not path:
@@ -212,26 +284,26 @@ class ModuleIndex:
         self.syntax_errors: list[SyntaxProblem] = []
         self.scope = Scope("module", "<module>", None, None, None)
         self.classes: dict[str, ClassInfo] = {}
-        self._seen: set[int] = set()
-        keys: set[tuple[str, str, str]] = set()
+        self.deps = None  # an incremental.Deps recording which blocks positions were taken in
+        self._occurrences: dict[tuple[str, str, str], int] = {}
+        keys: set = set()
         for block in self.blocks:
-            keys.add((path or "", block.kind, block.text))
-            bp = self._add(block)
+            bp = self._add(block, keys)
             if bp.error is not None:
                 msg, line, col = bp.error
                 line = max(line + self._offset[id(bp)], block.start_line)
                 self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
                 # Keep what still parses after a half-typed construct.
                 for part in split_loose(block)[1:]:
-                    keys.add((path or "", part.kind, part.text))
-                    self._add(part)
+                    self._add(part, keys)
         retain_only(path, keys)
 
-    def _add(self, block: Block) -> BlockParse:
-        bp = parse_block(block, self.path)
-        if id(bp) in self._seen:  # the same text twice in one module: give each its own facts
-            bp = _parse(block, self.path)
-        self._seen.add(id(bp))
+    def _add(self, block: Block, keys: set) -> BlockParse:
+        seen = (block.kind, block.owner, block.text)
+        n = self._occurrences.get(seen, 0)
+        self._occurrences[seen] = n + 1
+        keys.add(block_key(block, self.path, n))
+        bp = parse_block(block, self.path, n)
         self.parses.append((block, bp))
         self._offset[id(bp)] = block.start_line - 1 - bp.wrapper_lines
         if bp.error is None and bp.root is not None:  # (no root: valid newer syntax, nothing indexed)
@@ -297,6 +369,8 @@ class ModuleIndex:
 
     def span(self, node: ast.AST, where: Scope | BlockParse | None) -> Span:
         bp = where.block if isinstance(where, Scope) else where
+        if self.deps is not None and bp is not None:
+            self.deps.blocks.add(id(bp))
         lineno = getattr(node, "lineno", None)
         if bp is None or lineno is None:
             return Span(1, 0, 1, 0)
@@ -316,6 +390,8 @@ class ModuleIndex:
     def code_of(self, node: ast.AST, where: Scope | BlockParse | None = None) -> str:
         """The source text of a node as written (or unparsed when its block is not given)."""
         bp = where.block if isinstance(where, Scope) else where
+        if self.deps is not None and bp is not None:
+            self.deps.blocks.add(id(bp))
         if bp is not None and getattr(node, "lineno", None) is not None:
             lines = [bp.line(i) for i in range(node.lineno, (node.end_lineno or node.lineno) + 1)]  # type: ignore[attr-defined]
             if lines:
@@ -328,6 +404,20 @@ class ModuleIndex:
             return ast.unparse(node)
         except Exception:  # noqa: BLE001 - display only
             return "<expr>"
+
+    # --- per-block lookups --------------------------------------------------------------
+    def calls_to(self, names) -> list[CallSite]:
+        """Every call whose callee's last name is in ``names``, block by block."""
+        out: list[CallSite] = []
+        ordered = sorted(names)
+        for _, bp in self.parses:
+            idx = bp.calls_by_callee()
+            if idx and not idx.keys().isdisjoint(names):
+                for n in ordered:
+                    got = idx.get(n)
+                    if got:
+                        out.extend(got)
+        return out
 
     # --- iteration ---------------------------------------------------------------------
     def all_scopes(self) -> Iterator[Scope]:

@@ -223,7 +223,7 @@ class PallasServer(LanguageServer):
         super().__init__("pallas-lsp", __version__, protocol_cls=PallasProtocol,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=nb_sync)
-        self.engine = Engine()
+        self.engine = Engine(incremental=True)  # keystrokes reuse unchanged launches
         self.docs: dict[str, Document] = {}
         self.notebooks: dict[str, Notebook] = {}
         self.gens: dict[str, int] = {}  # unit -> generation, bumped by every change
@@ -755,6 +755,7 @@ def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
     if doc is None or doc.notebook:
         return
     del server.docs[uri]
+    server.engine.forget(uri_to_path(uri) or uri)
     if (p := uri_to_path(uri)) and server.program is not None:
         server.module_changed(p)  # back to the text on disk
     server.analysed.pop(uri, None)
@@ -827,6 +828,7 @@ def notebook_did_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
     for c in params.cell_text_documents:
         server.docs.pop(c.uri, None)
     if nb is not None:
+        server.engine.forget(uri_to_path(nb.uri) or nb.uri)
         server.analysed.pop(nb.uri, None)
         server.gens.pop(nb.uri, None)
 

@@ -1,0 +1,246 @@
+"""Launch results kept across edits (analysis/incremental.py) equal a fresh analysis.
+
+Random edit sequences over real kernel programs: after every edit the incremental engine's
+findings (text, positions, related locations, fixes) and launches (anchors, contexts and
+their evidence, option orders, what each kernel reaches) must equal what an engine that keeps
+nothing computes for the same text.
+"""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from pallas_lsp.analysis.engine import Engine
+from pallas_lsp.rules import all_rules
+from tests.conftest import CORPUS
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _sources() -> list[str]:
+    texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
+    for rule in all_rules():
+        texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]  # type: ignore[attr-defined]
+    return texts
+
+
+SOURCES = _sources()
+
+
+def _class_wrapped(text: str) -> str:
+    """A program's functions as members of a test class (member blocks, ``self.`` calls)."""
+    body = "\n".join("    " + line if line.strip() else "" for line in text.splitlines())
+    return "import unittest\n\nclass KernelTest(unittest.TestCase):\n" + body + "\n"
+
+
+def _signature(result) -> tuple:
+    findings = [(f.code, f.severity, f.message, f.span, f.related, f.fixes, f.kernel, f.launch_line, f.chain,
+                 tuple((c.mode, c.evidence, c.caller, c.certain) for c in f.contexts)) for f in result.findings]
+    launches = []
+    for l in result.launches:
+        reached = tuple(r.scope.name for r in result.reached.get(id(l), []))
+        options = tuple(sorted((k, v[2]) for k, v in l.options.items()))
+        launches.append((l.api.name, l.anchor, l.kernel_name, options, reached,
+                         tuple((c.mode, c.evidence, c.caller, c.certain, c.inline_mgpu) for c in l.contexts)))
+    return tuple(findings), tuple(launches)
+
+
+def _edit(rng: random.Random, text: str, pool: list[str]) -> str:
+    lines = text.splitlines(keepends=True)
+    kind = rng.randrange(11)
+    if kind == 0 and "True" in text + "False":  # flip a mode
+        spots = [m for m in re.finditer(r"\b(True|False)\b", text)]
+        if spots:
+            m = rng.choice(spots)
+            return text[:m.start()] + ("False" if m.group() == "True" else "True") + text[m.end():]
+    if kind == 1 and lines:  # delete a line
+        i = rng.randrange(len(lines))
+        return "".join(lines[:i] + lines[i + 1:])
+    if kind == 2 and lines:  # duplicate a line elsewhere
+        i, j = rng.randrange(len(lines)), rng.randrange(len(lines) + 1)
+        return "".join(lines[:j] + [lines[i]] + lines[j:])
+    if kind == 3 and len(lines) > 4:  # move a run of lines (blocks change order)
+        i = rng.randrange(len(lines) - 2)
+        k = rng.randint(1, min(12, len(lines) - i))
+        chunk, rest = lines[i:i + k], lines[:i] + lines[i + k:]
+        j = rng.randrange(len(rest) + 1)
+        return "".join(rest[:j] + chunk + rest[j:])
+    if kind == 4:  # rename one occurrence of a word to another word of the file
+        words = list(WORD.finditer(text))
+        if words:
+            m = rng.choice(words)
+            return text[:m.start()] + rng.choice(words).group() + text[m.end():]
+    if kind == 5:  # paste a line from another program
+        src = rng.choice(pool).splitlines(keepends=True)
+        if src:
+            j = rng.randrange(len(lines) + 1)
+            return "".join(lines[:j] + [rng.choice(src)] + lines[j:])
+    starts = [i for i, line in enumerate(lines) if line[:1].strip() and not line.startswith("#")] + [len(lines)]
+    if kind == 6:  # a new top-level statement, at a block boundary (no other block changes)
+        j = rng.choice(starts)
+        defs = re.findall(r"(?m)^def (\w+)", text) or ["run"]
+        new = rng.choice(["X = 1\n", "def helper():\n    pass\n", "interpret = True\n", "import jax\n",
+                          "kernel = None\n", f"def caller_{rng.randrange(99)}():\n    {rng.choice(defs)}(1, True)\n",
+                          f"def caller_{rng.randrange(99)}():\n    {rng.choice(defs)}(1, interpret=True)\n"])
+        return "".join(lines[:j] + [new] + lines[j:])
+    if kind == 7 and len(starts) > 3:  # move a whole top-level statement
+        k = rng.randrange(len(starts) - 1)
+        chunk = lines[starts[k]:starts[k + 1]]
+        rest = lines[:starts[k]] + lines[starts[k + 1]:]
+        spots = [i for i, line in enumerate(rest) if line[:1].strip() and not line.startswith("#")] + [len(rest)]
+        j = rng.choice(spots)
+        return "".join(rest[:j] + chunk + rest[j:])
+    # type or delete a few characters
+    pos = rng.randrange(len(text) + 1)
+    if rng.random() < 0.5:
+        return text[:pos] + rng.choice(["(", ")", ":", "\n", " ", "x", "pl.", "'", "\n    ", "é", "😀"]) + text[pos:]
+    return text[:pos] + text[pos + rng.randint(1, 8):]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_incremental_equals_fresh_after_every_edit(seed: int) -> None:
+    rng = random.Random(seed)
+    incremental, fresh = Engine(incremental=True), Engine()
+    checked = 0
+    for doc in range(8):
+        parts = rng.sample(SOURCES, k=rng.randint(1, 4))
+        text = "\n".join(_class_wrapped(p) if rng.random() < 0.3 else p for p in parts)
+        path = f"/ws/doc_{seed}_{doc}.py"
+        incremental.analyse(text, path)
+        for _ in range(rng.randint(10, 30)):
+            text = _edit(rng, text, SOURCES)
+            got = _signature(incremental.analyse(text, path))
+            want = _signature(fresh.analyse(text, path))
+            assert got == want, f"seed {seed}, document {doc}, after edit {checked}"
+            checked += 1
+    assert checked >= 80
+
+
+def test_launches_reused_from_an_earlier_text_are_moved_to_the_current_one() -> None:
+    """Lines inserted above a kernel move its kept launch; hovers and lenses see the new lines."""
+    src = next(s for s in SOURCES if "interpret=True" in s and "pallas_call" in s)
+    engine = Engine(incremental=True)
+    path = "/ws/moved.py"
+    before = engine.analyse(src, path)
+    assert before.launches
+    after = engine.analyse("# a\n# b\n# c\n" + src, path)
+    assert [l.anchor.line for l in after.launches] == [l.anchor.line + 3 for l in before.launches]
+    assert [c.mode_line for l in after.launches for c in l.contexts] == \
+        [c.mode_line + 3 for l in before.launches for c in l.contexts if c.mode_line]
+
+
+def test_an_edit_reanalyses_only_the_launches_it_can_change(monkeypatch) -> None:
+    """The point of it: typing inside one kernel recomputes that kernel's launch, not the rest."""
+    from pallas_lsp.analysis import launches as launches_mod
+
+    kernels = "\n".join(
+        f"def kernel_{i}(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + {i}\n\n"
+        f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=True)(x)\n"
+        for i in range(30))
+    text = "import jax.experimental.pallas as pl\n\n" + kernels
+    engine = Engine(incremental=True)
+    engine.analyse(text, "/ws/many.py")
+    calls = []
+    real = launches_mod.LaunchFinder.launch_of
+    monkeypatch.setattr(launches_mod.LaunchFinder, "launch_of",
+                        lambda self, item: calls.append(item) or real(self, item))
+    edited = text.replace("x_ref[...] + 7\n", "x_ref[...] + 7 * 2\n")
+    result = engine.analyse(edited, "/ws/many.py")
+    assert len(result.launches) == 30
+    assert calls and all(c.scope.name == "run_7" for c in calls)
+
+
+KERNEL_MODULE = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + pl.get_global(jnp.float32)
+
+
+def run(x, interpret):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=interpret)(x)
+'''
+
+
+def _modes(result) -> list[str]:
+    return sorted(c.mode.value for l in result.launches for c in l.contexts)
+
+
+def test_a_new_caller_in_another_block_changes_the_kept_launch() -> None:
+    """The launch's mode comes from its callers: a block that only calls ``run`` (binds
+    nothing) must still invalidate it."""
+    engine = Engine(incremental=True)
+    path = "/ws/callers.py"
+    alone = engine.analyse(KERNEL_MODULE, path)
+    # (Inserted at a block boundary: no other block's text changes.)
+    text = KERNEL_MODULE.replace("def run(", "def test_run():\n    run(jnp.ones(8), interpret=True)\n\n\ndef run(")
+    called = engine.analyse(text, path)
+    want = Engine().analyse(text, path)
+    assert _signature(called) == _signature(want)
+    assert _modes(called) != _modes(alone) and "interpret" in _modes(called)
+    assert [f.code for f in called.findings] == [f.code for f in want.findings] != []
+
+
+def test_blocks_that_swap_places_drop_what_was_kept() -> None:
+    """Module-level code sees the binding written before it: swapping two blocks changes that
+    without any block's text changing."""
+    head = "import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n\n\n" \
+           "def kernel(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + pl.get_global(jnp.float32)\n\n\n"
+    launch = "call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), interpret=MODE)\n"
+    a, b = "MODE = True\n", "MODE = False\n"
+    engine = Engine(incremental=True)
+    path = "/ws/swap.py"
+    first = engine.analyse(head + b + launch + a, path)  # compiled: no finding, so the launch is kept
+    swapped_text = head + a + launch + b
+    swapped = engine.analyse(swapped_text, path)
+    assert _signature(swapped) == _signature(Engine().analyse(swapped_text, path))
+    assert _modes(first) != _modes(swapped)
+
+
+SHARED_HELPER = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+DECO = plgpu.inline_mgpu()
+
+
+@DECO
+def helper(x):
+    return x
+
+
+def kernel_a(x_ref, o_ref):
+    o_ref[...] = helper(x_ref[...])
+
+
+def kernel_b(x_ref, o_ref):
+    o_ref[...] = helper(x_ref[...])
+
+
+def run(x, interpret):
+    a = pl.pallas_call(kernel_a, out_shape=x, interpret=interpret)(x)
+    return pl.pallas_call(kernel_b, out_shape=x, interpret=interpret)(a)
+
+
+def unrelated():
+    pass
+'''
+
+
+@pytest.mark.parametrize("old, new", [
+    # helper's decorator is evaluated once and cached: the second launch must depend on it too
+    ("DECO = plgpu.inline_mgpu()", "DECO = jax.named_call"),
+    # run's callers are found once and cached: both launches depend on them
+    ("def unrelated():\n    pass", "def unrelated():\n    run(jnp.ones(8), interpret=False)"),
+])
+def test_facts_the_evaluator_caches_count_for_every_launch_that_uses_them(old: str, new: str) -> None:
+    engine = Engine(incremental=True)
+    path = "/ws/shared.py"
+    engine.analyse(SHARED_HELPER, path)
+    text = SHARED_HELPER.replace(old, new)
+    assert _signature(engine.analyse(text, path)) == _signature(Engine().analyse(text, path))
