@@ -49,3 +49,24 @@ def test_settings_parsing():
     s2, problems = parse_settings({"pallasLsp": {"ignore": [1]}})
     assert s2 == Settings() and problems
     assert parse_settings("nope")[0] == Settings()
+
+
+def test_line_starts_kept_across_changes_equal_a_fresh_scan() -> None:
+    """A change re-scans only the edited lines; random edits with every LSP line break (and
+    ``\\r\\n`` split or joined at the edges) give the starts of a fresh scan."""
+    import random
+
+    from lsprotocol import types as lsp
+
+    rng = random.Random(11)
+    pieces = ["\n", "\r", "\r\n", "a", "bc", "\n\n", "x\ry", "é😀", ""]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        doc = Document("file:///t.py", text, 1)
+        doc.starts  # noqa: B018 - known before the change, so the change patches them
+        for _ in range(3):
+            line = rng.randrange(doc.line_count)
+            end_line = rng.randrange(line, doc.line_count)
+            rng_ = lsp.Range(lsp.Position(line, rng.randint(0, 4)), lsp.Position(end_line, rng.randint(0, 4)))
+            doc.apply_change(rng_, "".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))), "utf-16")
+            assert doc.starts == Document("file:///t.py", doc.text, 1).starts

@@ -97,6 +97,7 @@ class Program:
         self.accessed: set[str] = set()  # modules consulted since the last reset (dependency tracking)
         self._tracking: list[set[str]] = []  # nested dependency trackers (one per unit being analysed)
         self._importers: dict[tuple[str, int], list[str]] = {}
+        self._stale_imports: set[str] = set()  # changed modules whose imports are not re-read yet
         self.unit_cache: dict = {}  # (module, rules) -> what a module's launches find (engine)
         self.depth = [0]  # evaluation depth shared by every module's evaluator (bounds cross-module chains)
         self.notes: list[str] = []
@@ -179,7 +180,15 @@ class Program:
             for key in [k for k, v in self._resolved.items()
                         if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)]:
                 del self._resolved[key]
-        self.imports_of(path)
+            # Its imports are looked at again before the import graph is next used (not on
+            # every keystroke: that would index the whole module each time).
+            self._stale_imports.add(path)
+
+    def _refresh_imports(self) -> None:
+        with self.lock:
+            stale, self._stale_imports = self._stale_imports, set()
+        for path in sorted(stale):
+            self.imports_of(path)
 
     def files_changed(self) -> None:
         """Files were created or deleted: the module list and every resolution may differ."""
@@ -398,6 +407,8 @@ class Program:
     def importers_of(self, path: str, depth: int = 3) -> list[str]:
         """Modules that import ``path``, directly or through up to ``depth`` steps."""
         path = os.path.abspath(path)
+        if self._stale_imports:
+            self._refresh_imports()
         key = (path, depth)
         if key in self._importers:
             return self._importers[key]
