@@ -22,7 +22,66 @@ def test_incremental_equals_full_after_random_edits():
             text = text[:a] + rng.choice(PIECES) + text[b:]
             inc = blocks.split_blocks(text, key)
             full = blocks.split_blocks(text)
-            assert [(x.start_line, x.end_line, x.kind, x.text, x.broken) for x in inc] == \
-                   [(x.start_line, x.end_line, x.kind, x.text, x.broken) for x in full]
+            assert [(x.start_line, x.end_line, x.kind, x.owner, x.text, x.broken) for x in inc] == \
+                   [(x.start_line, x.end_line, x.kind, x.owner, x.text, x.broken) for x in full]
             checked += 1
     assert checked > 500
+
+
+LINES = ["\n", "    x = 1\n", "def g():\n", "    return 2\n", "class K(Base):\n", "    def m(self):\n",
+         "        pass\n", "@pl.when(True)\n", "else:\n", "# note\n", "if x:\n", '    """doc\n', '"""\n',
+         "call(\n", ")\n", "    @staticmethod\n"]
+
+
+def test_statements_kept_across_line_edits_equal_a_full_split():
+    """Whole-line edits (typing a line, pasting lines, deleting them) in class-heavy programs:
+    the statements before and after the edit are reused, and the result equals a full split."""
+    rng = random.Random(99)
+    seeds = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
+    seeds += [_as_class(t) for t in seeds]
+    resplit = inside = 0
+    real, real_inside = blocks._resplit, blocks._resplit_members
+
+    def counting(*a, **k):
+        nonlocal resplit
+        got = real(*a, **k)
+        resplit += got is not None
+        return got
+
+    def counting_inside(*a, **k):
+        nonlocal inside
+        got = real_inside(*a, **k)
+        inside += got is not None
+        return got
+
+    blocks._resplit, blocks._resplit_members = counting, counting_inside
+    try:
+        for n in range(200):
+            text = "\n".join(rng.sample(seeds, 3))
+            key = f"lines{n % 5}"
+            blocks.split_blocks(text, key)
+            for _ in range(rng.randint(3, 12)):
+                lines = text.splitlines(keepends=True)
+                i = rng.randrange(len(lines) + 1)
+                op = rng.randrange(3)
+                if op == 0:
+                    lines[i:i] = rng.sample(LINES, rng.randint(1, 3))
+                elif op == 1 and i < len(lines):
+                    del lines[i:i + rng.randint(1, 4)]
+                elif i < len(lines):
+                    pos = rng.randint(0, len(lines[i]))
+                    lines[i] = lines[i][:pos] + rng.choice(["x", " ", ":", "(", "\t"]) + lines[i][pos:]
+                text = "".join(lines)
+                inc = blocks.split_blocks(text, key)
+                full = blocks.split_blocks(text)
+                assert [(x.start_line, x.end_line, x.kind, x.owner, x.text, x.broken) for x in inc] == \
+                       [(x.start_line, x.end_line, x.kind, x.owner, x.text, x.broken) for x in full]
+    finally:
+        blocks._resplit, blocks._resplit_members = real, real_inside
+    assert resplit > 300  # the incremental path was taken, not only the full split
+    assert inside > 100  # and edits inside a class kept its other members
+
+
+def _as_class(text: str) -> str:
+    body = "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
+    return "class Test(Base):\n" + body

@@ -135,7 +135,7 @@ class Evaluator:
         self.deps: Deps | None = None
         self._def_values: dict[int, tuple[Value, Deps | None]] = {}
         self._calls_by_name: dict[str, list[CallSite]] | None = None
-        self._mentions_idx: dict[str, set[str]] | None = None
+        self._mentions_idx: _MergedMentions | None = None
         self._callers: dict[int, tuple[list[Invocation], Deps | None]] = {}
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
@@ -523,23 +523,24 @@ class Evaluator:
 
     # --- call graph ---------------------------------------------------------------------
     def calls_named(self, name: str) -> list[CallSite]:
+        """Calls of ``name`` (or passing ``name`` along) anywhere in the module, block by block."""
         if self.deps is not None:
             self.deps.used.add(name)
         if self._calls_by_name is None:
-            idx: dict[str, list[CallSite]] = {}
-            for cs in self.index.all_calls():
-                if cs.callee_last:
-                    idx.setdefault(cs.callee_last, []).append(cs)
-                for a in cs.arg_names:
-                    if a != cs.callee_last:
-                        idx.setdefault(a, []).append(cs)
-            self._calls_by_name = idx
-        return self._calls_by_name.get(name, [])
+            self._calls_by_name = {}
+        got = self._calls_by_name.get(name)
+        if got is None:
+            got = []
+            for _, bp in self.index.parses:
+                if bp.error is None:
+                    got.extend(bp.calls_named(name))
+            self._calls_by_name[name] = got
+        return got
 
-    def _mention_index(self) -> dict[str, set[str]]:
-        """name -> the names bound by assignments whose value mentions it (built once)."""
+    def _mention_index(self) -> "_MergedMentions":
+        """name -> the names bound by assignments whose value mentions it."""
         if self._mentions_idx is None:
-            self._mentions_idx = _mention_index_of(self.index.all_scopes())
+            self._mentions_idx = _MergedMentions([bp for _, bp in self.index.parses if bp.error is None])
         return self._mentions_idx
 
     def aliases_of(self, target: Scope) -> set[str]:
@@ -737,6 +738,25 @@ def _mention_index_of(scopes: Iterator[Scope]) -> dict[str, set[str]]:
                         if n != bname:
                             idx.setdefault(n, set()).add(bname)
     return idx
+
+
+class _MergedMentions:
+    """The mention indices of a module's blocks, read as one."""
+
+    def __init__(self, parses: list) -> None:
+        self.parses = parses
+        self._got: dict[str, set[str]] = {}
+
+    def get(self, name: str, default: set[str] | None = None) -> set[str]:
+        got = self._got.get(name)
+        if got is None:
+            got = set()
+            for bp in self.parses:
+                hit = _block_mention_index(bp).get(name)
+                if hit:
+                    got |= hit
+            self._got[name] = got
+        return got
 
 
 def _block_mention_index(bp: object) -> dict[str, set[str]]:

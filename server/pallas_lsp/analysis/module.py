@@ -317,14 +317,14 @@ class ModuleIndex:
     def _merge_module(self, bp: BlockParse) -> None:
         root, m = bp.root, self.scope
         assert root is not None
+        # Only what lookups need module-wide: names and class members. Calls, decorators and
+        # scopes stay in their blocks (see all_scopes and the per-block indices).
         for name, bs in root.bindings.items():
-            m.bindings.setdefault(name, []).extend(bs)
-        m.calls.extend(root.calls)
-        m.decorators.extend(root.decorators)
-        m.withs.extend(root.withs)
-        m.children.extend(root.children)
-        for k, v in root.loads.items():
-            m.loads[k] = m.loads.get(k, 0) + v
+            got = m.bindings.get(name)
+            if got is None:
+                m.bindings[name] = list(bs)
+            else:
+                got.extend(bs)
         for child in root.children:
             if child.kind == "class":
                 info = self.classes.setdefault(child.name, ClassInfo(child.name))
@@ -342,8 +342,6 @@ class ModuleIndex:
         info.scopes.append(wrapper_class)
         for name, bs in wrapper_class.bindings.items():
             info.members.setdefault(name, []).extend(bs)
-        # Module-level facts that live in a member (decorators evaluated in the class body).
-        self.scope.children.append(wrapper_class)
 
     # --- positions ---------------------------------------------------------------------
     def offset_of(self, scope_or_block: object) -> int:
@@ -421,9 +419,11 @@ class ModuleIndex:
 
     # --- iteration ---------------------------------------------------------------------
     def all_scopes(self) -> Iterator[Scope]:
-        yield self.scope
-        for child in self.scope.children:
-            yield from child.walk()
+        """Every scope of the module, block by block (each block's own module-level scope
+        first; the module-wide ``self.scope`` only holds the merged names)."""
+        for _, bp in self.parses:
+            if bp.error is None and bp.root is not None:
+                yield from bp.root.walk()
 
     def all_calls(self) -> Iterator[CallSite]:
         for s in self.all_scopes():

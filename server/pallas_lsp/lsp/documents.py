@@ -1,10 +1,10 @@
 """Open documents and notebooks, kept by the server itself (LSP line breaks: \\n, \\r\\n, \\r)."""
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
+from ..analysis.blocks import patched_starts
 from .positions import from_units, to_units
 
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -67,7 +67,7 @@ class Document:
         old_starts = self._starts
         self._set(self.text[:a] + text + self.text[b:])
         if old_starts is not None:
-            self._starts = _patched_starts(old_starts, self.text, a, b, len(text))
+            self._starts = patched_starts(old_starts, self.text, a, b, len(text))
 
     def position(self, line1: int, col: int, encoding: str) -> tuple[int, int]:
         """Engine position (1-based line, code-point column) -> LSP (line, units)."""
@@ -77,25 +77,6 @@ class Document:
     def engine_position(self, line: int, units: int, encoding: str) -> tuple[int, int]:
         """LSP position -> engine (1-based line, code-point column)."""
         return line + 1, from_units(self.line(line), units, encoding)
-
-
-def _patched_starts(old: list[int], new_text: str, a: int, b: int, inserted: int) -> list[int]:
-    """Line starts after replacing old[a:b] with ``inserted`` characters: the lines before the
-    edit keep theirs, the edited region is scanned again, the rest move by the size change
-    (a ``\r\n`` split or joined at either end is rescanned too)."""
-    lo = bisect.bisect_right(old, max(a - 1, 0)) - 1  # the line holding the character before the edit
-    lo = max(lo, 0)
-    delta = inserted - (b - a)
-    hi = bisect.bisect_right(old, b + 1)  # first old start safely after the edit
-    head = old[:lo + 1]
-    scan_from = head[-1]
-    if hi < len(old):
-        scan_to = old[hi] + delta
-        mid = [m.end() for m in _BREAK.finditer(new_text, scan_from, scan_to) if m.end() < scan_to]
-    else:
-        mid = [m.end() for m in _BREAK.finditer(new_text, scan_from)]
-    tail = [x + delta for x in old[hi:]]
-    return head + mid + tail
 
 
 @dataclass
