@@ -50,6 +50,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     store = _store(args.records or [], sys.stderr)
     base = Config(select=_split(args.select), ignore=_split(args.ignore) or (),
                   records=tuple(str(Path(r).resolve()) for r in args.records or []))
+    from .runtime import tune_gc
+
+    tune_gc()
     checker = Checker(Engine(), base, use_file_config=not args.no_config)
     files = list(discover(args.paths))
     if not args.single_file:

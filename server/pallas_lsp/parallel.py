@@ -22,6 +22,9 @@ def _init(base: Config, use_file_config: bool, root: str | None) -> None:
     from .analysis.engine import Engine
     from .checker import Checker
 
+    from .runtime import tune_gc
+
+    tune_gc()
     checker = Checker(Engine(), base, use_file_config=use_file_config)
     if root is not None:
         from .analysis.program import Program

@@ -88,10 +88,14 @@ class Layout:
 
     @staticmethod
     def of(index, deps: Deps) -> "Layout":
+        where = index.block_of_parse()
         out = []
-        for block, bp in index.parses:
-            if id(bp) in deps.blocks:
-                out.append((block.start_line, block.end_line, bp, index._offset[id(bp)]))
+        for key in deps.blocks:
+            got = where.get(key)
+            if got is not None:
+                block, bp = got
+                out.append((block.start_line, block.end_line, bp, index._offset[key]))
+        out.sort(key=lambda r: r[0])
         return Layout(out)
 
     def shift_for(self, line: int, index) -> int:

@@ -79,9 +79,11 @@ class BlockParse:
         return self._by_callee
 
     def decorators(self) -> list:
-        if self.root is None:
-            return []
-        return [d for s in self.root.walk() for d in s.decorators]
+        got = self.facts.get("decorators")
+        if got is None:
+            got = [d for s in self.root.walk() for d in s.decorators] if self.root is not None else []
+            self.facts["decorators"] = got
+        return got
 
     @property
     def mentions(self) -> frozenset:
@@ -285,6 +287,7 @@ class ModuleIndex:
         self.scope = Scope("module", "<module>", None, None, None)
         self.classes: dict[str, ClassInfo] = {}
         self.deps = None  # an incremental.Deps recording which blocks positions were taken in
+        self._block_of: dict[int, tuple[Block, BlockParse]] | None = None
         self._occurrences: dict[tuple[str, str, str], int] = {}
         keys: set = set()
         for block in self.blocks:
@@ -404,6 +407,12 @@ class ModuleIndex:
             return "<expr>"
 
     # --- per-block lookups --------------------------------------------------------------
+    def block_of_parse(self) -> dict[int, tuple[Block, BlockParse]]:
+        """id(BlockParse) -> (its block, it), for this text."""
+        if self._block_of is None:
+            self._block_of = {id(bp): (block, bp) for block, bp in self.parses}
+        return self._block_of
+
     def calls_to(self, names) -> list[CallSite]:
         """Every call whose callee's last name is in ``names``, block by block."""
         out: list[CallSite] = []
