@@ -157,17 +157,6 @@ class LaunchFinder:
                       _head(self.index.span(cs.node.func, cs.scope)), None,
                       cs.targets if cs.use == "assign" else (), option_sites=self._option_sites(sites))
 
-    def find(self) -> list[Launch]:
-        launches: list[Launch] = []
-        seen: set[int] = set()
-        for item in self.items():
-            launch = self.launch_of(item)
-            if launch is not None and id(launch.site.node) not in seen:
-                seen.add(id(launch.site.node))
-                launches.append(launch)
-        launches.sort(key=lambda l: (l.anchor.line, l.anchor.col))
-        return launches
-
     def items(self) -> list[CallSite | DecoratorSite]:
         """The calls, then the decorators, that may build a launch (in module order; a launch
         found from a call wins over the same launch seen from its decorator)."""
@@ -579,11 +568,6 @@ class ContextResolver:
         return seen
 
     # --- resolution -------------------------------------------------------------------
-    def resolve_all(self) -> None:
-        lowered = self._lowered_launches()
-        for l in self.launches:
-            l.contexts = self.resolve(l, lowered.get(id(l)))
-
     @property
     def module_wide(self) -> bool:
         """Whether the module has force_/set_ calls or CUDA lowerings: facts that tie every

@@ -12,10 +12,9 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from threading import Lock
-from typing import Iterator
 
 from .blocks import Block, split_blocks, split_loose
-from .scopes import Binding, CallSite, DecoratorSite, Scope, WithSite, index_module
+from .scopes import Binding, CallSite, Scope, index_module
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"[^\W\d]\w*")
@@ -142,7 +141,6 @@ _Key = tuple[str, str, str, str, int]
 _CACHE: "OrderedDict[_Key, BlockParse]" = OrderedDict()
 _CACHE_LIMIT = 50_000
 _CACHE_LOCK = Lock()
-stats = {"parsed": 0, "cached": 0}
 _TYPE_PARAMS = re.compile(r"((?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z_0-9]*)\[")
 _TYPE_ALIAS = re.compile(r"(?m)^([ \t]*)type([ \t]+)([A-Za-z_][A-Za-z_0-9]*)")
 
@@ -234,10 +232,8 @@ def parse_block(block: Block, path: str | None = None, occurrence: int = 0) -> B
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
-            stats["cached"] += 1
             return hit
     bp = _parse(block, path)
-    stats["parsed"] += 1
     with _CACHE_LOCK:
         _CACHE[key] = bp
         while len(_CACHE) > _CACHE_LIMIT:
@@ -321,7 +317,7 @@ class ModuleIndex:
         root, m = bp.root, self.scope
         assert root is not None
         # Only what lookups need module-wide: names and class members. Calls, decorators and
-        # scopes stay in their blocks (see all_scopes and the per-block indices).
+        # scopes stay in their blocks (read through the per-block indices).
         for name, bs in root.bindings.items():
             got = m.bindings.get(name)
             if got is None:
@@ -425,26 +421,6 @@ class ModuleIndex:
                     if got:
                         out.extend(got)
         return out
-
-    # --- iteration ---------------------------------------------------------------------
-    def all_scopes(self) -> Iterator[Scope]:
-        """Every scope of the module, block by block (each block's own module-level scope
-        first; the module-wide ``self.scope`` only holds the merged names)."""
-        for _, bp in self.parses:
-            if bp.error is None and bp.root is not None:
-                yield from bp.root.walk()
-
-    def all_calls(self) -> Iterator[CallSite]:
-        for s in self.all_scopes():
-            yield from s.calls
-
-    def all_decorators(self) -> Iterator[DecoratorSite]:
-        for s in self.all_scopes():
-            yield from s.decorators
-
-    def all_withs(self) -> Iterator[WithSite]:
-        for s in self.all_scopes():
-            yield from s.withs
 
     def line_text(self, line: int) -> str:
         if self._lines is None:

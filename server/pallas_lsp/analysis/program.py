@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,9 @@ class Program:
         self._tracking: list[set[str]] = []  # nested dependency trackers (one per unit being analysed)
         self._importers: dict[tuple[str, int], list[str]] = {}
         self._stale_imports: set[str] = set()  # changed modules whose imports are not re-read yet
+        self._word_index: dict[str, set[str]] | None = None  # word -> files that contain it
+        self._words: dict[str, frozenset[str]] = {}  # file -> its words (as indexed)
+        self._stale_words: set[str] = set()  # changed files to index again
         self.unit_cache: dict = {}  # (module, rules) -> what a module's launches find (engine)
         self.depth = [0]  # evaluation depth shared by every module's evaluator (bounds cross-module chains)
         self.notes: list[str] = []
@@ -135,6 +139,7 @@ class Program:
             if cached is not None:  # its text changed behind our back (read from disk)
                 for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
                     del self.unit_cache[key]
+                self._stale_words.add(path)
             self._modules[path] = (text, index, ev)
             return index, ev
 
@@ -183,6 +188,7 @@ class Program:
             # Its imports are looked at again before the import graph is next used (not on
             # every keystroke: that would index the whole module each time).
             self._stale_imports.add(path)
+            self._stale_words.add(path)
 
     def _refresh_imports(self) -> None:
         with self.lock:
@@ -194,6 +200,7 @@ class Program:
         """Files were created or deleted: the module list and every resolution may differ."""
         with self.lock:
             self._files = None
+            self._word_index = None
             self._resolved.clear()
             self._importers.clear()
             self.unit_cache.clear()
@@ -421,13 +428,13 @@ class Program:
         found: list[str] = []
         for _ in range(depth):
             new = set()
-            for f in self.files():
-                f = os.path.abspath(f)
+            # An importer names the module, or a package above it whose __init__ re-exports
+            # from it (``from pkg import build`` reaches pkg/kernels.py that way).
+            self._files_mentioning(set())  # (the word index, up to date)
+            names = {n for p in frontier for n in self._import_names(p)}
+            for f in sorted(self._files_mentioning(names)):
                 if f in frontier or f in found:
                     continue
-                text = self._read(f) or ""
-                if not any(n in text for n in map(_import_name, frontier)):
-                    continue  # cannot import any of them: skip without parsing
                 if self.imports_of(f) & frontier:
                     new.add(f)
             if not new:
@@ -436,10 +443,59 @@ class Program:
             frontier = new
         return found
 
+    def _import_names(self, path: str) -> list[str]:
+        out = [_import_name(path)]
+        d = Path(path).parent
+        if os.path.basename(path) == "__init__.py":
+            d = d.parent
+        while self.root is not None and d != self.root and self.root in d.parents:
+            init = str(d / "__init__.py")
+            if out[-1] not in self._words.get(init, frozenset()):
+                break
+            out.append(d.name)
+            d = d.parent
+        return out
+
+    def _files_mentioning(self, names: set[str]) -> set[str]:
+        """Workspace files whose text has one of ``names`` as a word: the only ones that can
+        import those modules. An inverted index over every file's words, built once and
+        updated for the modules the server reports changed (``forget``): asking it does not
+        read every file again (which made finding importers quadratic in the number of files)."""
+        with self.lock:
+            if self._word_index is None:
+                self._word_index, self._words = {}, {}
+                for f in self.files():
+                    self._index_words(os.path.abspath(f))
+                self._stale_words.clear()
+            for f in self._stale_words:
+                self._index_words(f)
+            self._stale_words.clear()
+            out: set[str] = set()
+            for n in names:
+                out |= self._word_index.get(n, set())
+            return out
+
+    def _index_words(self, path: str) -> None:
+        assert self._word_index is not None
+        for w in self._words.pop(path, frozenset()):
+            got = self._word_index.get(w)
+            if got is not None:
+                got.discard(path)
+        text = self._read(path)
+        if text is None:
+            return
+        words = frozenset(_WORD.findall(text))
+        self._words[path] = words
+        for w in words:
+            self._word_index.setdefault(w, set()).add(path)
+
     def reset_accessed(self) -> set[str]:
         with self.lock:
             got, self.accessed = self.accessed, set()
             return got
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _import_name(path: str) -> str:
