@@ -355,7 +355,8 @@ class Engine:
             for e in computed:
                 e.layout = Layout.of(index, e.deps)
             memo.rules_key, memo.fingerprint, memo.parses = rules_key, fingerprint, list(index.parses)  # type: ignore[union-attr]
-            memo.entries = {id(e.item): e for e in entries if id(e) not in volatile}  # type: ignore[union-attr]
+            # (Not the launches dropped as duplicates: their contexts were never worked out.)
+            memo.entries = {id(e.item): e for e in kept if id(e) not in volatile}  # type: ignore[union-attr]
             memo.wrappers = finder.wrapper_verdicts  # type: ignore[union-attr]
         elif memo is not None:
             memo.entries, memo.parses, memo.fingerprint, memo.wrappers = {}, [], None, {}
