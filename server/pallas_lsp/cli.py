@@ -52,7 +52,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                   records=tuple(str(Path(r).resolve()) for r in args.records or []))
     from .runtime import tune_gc
 
-    tune_gc()
+    tune_gc(batch=True)
     checker = Checker(Engine(), base, use_file_config=not args.no_config)
     files = list(discover(args.paths))
     if not args.single_file:

@@ -24,7 +24,7 @@ def _init(base: Config, use_file_config: bool, root: str | None) -> None:
 
     from .runtime import tune_gc
 
-    tune_gc()
+    tune_gc(batch=True)
     checker = Checker(Engine(), base, use_file_config=use_file_config)
     if root is not None:
         from .analysis.program import Program

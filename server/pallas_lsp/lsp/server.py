@@ -1054,7 +1054,7 @@ def serve(tcp: str | None = None) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     from ..runtime import tune_gc
 
-    tune_gc()
+    tune_gc(batch=False)
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
