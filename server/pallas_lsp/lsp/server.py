@@ -90,8 +90,10 @@ class PallasProtocol(LanguageServerProtocol):
         try:
             super()._check_handler_result(future)
         finally:
-            for key in [k for k, v in self._request_futures.items() if v is future]:
-                del self._request_futures[key]
+            if any(v is future for v in self._request_futures.values()):
+                # A new dict, not a deletion: pygls may be iterating the old one (shutdown
+                # cancels every pending future, and each cancellation lands here).
+                self._request_futures = {k: v for k, v in self._request_futures.items() if v is not future}
 
     def handle_message(self, message):
         if isinstance(message, _BadRequest):
