@@ -311,41 +311,45 @@ class LaunchFinder:
                       (d.target.name,) if lapi.name != api.CORE_MAP else (), option_sites=self._option_sites(sites))
 
 
-def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
-    """A block's bindings that can make a name denote a launch API (see launch_names)."""
-    got = bp.facts.get("launch_names")
+def _block_fact(bp, key: str, compute) -> list:
+    """A fact derived from every binding of a block, computed once per block parse."""
+    got = bp.facts.get(key)
     if got is None:
         got = []
         if bp.root is not None:
             for s in bp.root.walk():
                 for name, bs in s.bindings.items():
-                    for b in bs:
-                        if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
-                            got.append(("name", name, "", ""))
-                        elif b.kind == "assign" and isinstance(b.node, (ast.Attribute, ast.Name)) \
-                                and _tail(b.node) in _LAUNCH_LAST_NAMES:
-                            got.append(("name", name, "", ""))  # _kernel = plgpu.kernel
-                        elif b.kind == "assign" and isinstance(b.node, ast.Call):
-                            first = _tail(b.node.args[0]) if b.node.args else ""
-                            got.append(("call", name, _callee_tail(b.node), first))
-        bp.facts["launch_names"] = got
+                    compute(name, bs, got)
+        bp.facts[key] = got
     return got
+
+
+def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
+    """A block's bindings that can make a name denote a launch API (see launch_names)."""
+    def compute(name: str, bs: list, out: list) -> None:
+        for b in bs:
+            if b.kind == "import" and api.canonical(b.qualified) in api.LAUNCH_APIS:
+                out.append(("name", name, "", ""))
+            elif b.kind == "assign" and isinstance(b.node, (ast.Attribute, ast.Name)) \
+                    and _tail(b.node) in _LAUNCH_LAST_NAMES:
+                out.append(("name", name, "", ""))  # _kernel = plgpu.kernel
+            elif b.kind == "assign" and isinstance(b.node, ast.Call):
+                first = _tail(b.node.args[0]) if b.node.args else ""
+                out.append(("call", name, _callee_tail(b.node), first))
+
+    return _block_fact(bp, "launch_names", compute)
 
 
 _SETTERS = (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET, api.SET_TPU_INTERPRET)
 
 
 def _setter_import_names(bp) -> list[str]:
-    got = bp.facts.get("setter_imports")
-    if got is None:
-        got = []
-        if bp.root is not None:
-            for s in bp.root.walk():
-                for name, bs in s.bindings.items():
-                    if any(b.kind == "import" and api.canonical(b.qualified) in _SETTERS for b in bs):
-                        got.append(name)
-        bp.facts["setter_imports"] = got
-    return got
+    """Names a block binds by importing a force_*/set_* interpret-mode function."""
+    def compute(name: str, bs: list, out: list) -> None:
+        if any(b.kind == "import" and api.canonical(b.qualified) in _SETTERS for b in bs):
+            out.append(name)
+
+    return _block_fact(bp, "setter_imports", compute)
 
 
 def _tail(node: ast.AST) -> str:
