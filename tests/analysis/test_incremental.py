@@ -244,3 +244,54 @@ def test_facts_the_evaluator_caches_count_for_every_launch_that_uses_them(old: s
     engine.analyse(SHARED_HELPER, path)
     text = SHARED_HELPER.replace(old, new)
     assert _signature(engine.analyse(text, path)) == _signature(Engine().analyse(text, path))
+
+
+LOWERED = '''import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+deco = functools.cache
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@deco
+def double(x, num_steps):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(num_steps,),
+                          interpret=plgpu.InterpretGPUParams())(x)
+
+
+def main():
+    print(double(jnp.ones((8,), jnp.float32), 2))
+
+exported = jax.jit(main).lower(lowering_platforms=double)
+'''
+
+
+def test_facts_cached_by_module_wide_passes_still_count_for_the_launches_that_use_them() -> None:
+    """Looking for CUDA lowerings evaluates ``double`` (with its decorator) before any launch is
+    analysed; the launch that later reads that cached value must still depend on ``deco``."""
+    engine = Engine(incremental=True)
+    path = "/ws/lowered.py"
+    engine.analyse(LOWERED, path)
+    text = LOWERED.replace("deco = functools.cache", "deco = jax.jit")
+    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    assert _signature(got) == _signature(want)
+    assert [f.code for f in want.findings] == ["PAL004"]
+
+
+def test_a_caller_spelled_with_compatibility_characters_is_a_caller() -> None:
+    """Python reads identifiers NFKC-normalised: a block calling 𝐫𝐮𝐧 calls ``run``."""
+    engine = Engine(incremental=True)
+    path = "/ws/nfkc.py"
+    engine.analyse(KERNEL_MODULE, path)
+    text = KERNEL_MODULE.replace(
+        "def run(", "def test_run():\n    \U0001d42b\U0001d42e\U0001d427(jnp.ones(8), interpret=True)\n\n\ndef run(")
+    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    assert _signature(got) == _signature(want)
+    assert [f.code for f in got.findings] == ["PAL001"]

@@ -87,3 +87,17 @@ def test_cycles_and_depth_are_bounded(tmp_path):
         "def k(x_ref, o_ref):\n    f0(o_ref)\n\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n")
     r = Engine().analyse_in(Program(tmp_path), str(tmp_path / "k.py"))
     assert r.findings == []
+
+
+def test_a_module_that_starts_importing_another_becomes_its_importer(tmp_path):
+    """The import graph is cached; a module edited to import another (after the graph was
+    first asked for) must show up among that module's importers."""
+    (tmp_path / "kernels.py").write_text("def kernel(x_ref, o_ref):\n    pass\n")
+    (tmp_path / "runner.py").write_text("import jax\n")
+    texts = {str(tmp_path / "kernels.py"): (tmp_path / "kernels.py").read_text(),
+             str(tmp_path / "runner.py"): (tmp_path / "runner.py").read_text()}
+    prog = Program(tmp_path, read=lambda p: texts.get(p))
+    assert prog.importers_of(str(tmp_path / "kernels.py")) == []
+    texts[str(tmp_path / "runner.py")] = "import jax\nfrom kernels import kernel\n"
+    prog.forget(str(tmp_path / "runner.py"))
+    assert prog.importers_of(str(tmp_path / "kernels.py")) == [str(tmp_path / "runner.py")]

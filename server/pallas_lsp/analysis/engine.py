@@ -276,6 +276,7 @@ class Engine:
         previous analysis of the same document), launches whose inputs did not change are
         reused instead of recomputed (see incremental.py)."""
         rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
+        ev.tracking = memo is not None
         change = None
         if memo is not None and memo.parses:
             change = change_between(memo.parses, index.parses)

@@ -133,6 +133,7 @@ class Evaluator:
         # What the current computation reads (blocks, module-level names), for results kept
         # across edits (see incremental.py); None: not recorded.
         self.deps: Deps | None = None
+        self.tracking = False  # results are kept across edits: memoised facts keep their records
         self._def_values: dict[int, tuple[Value, Deps | None]] = {}
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._mentions_idx: _MergedMentions | None = None
@@ -415,18 +416,23 @@ class Evaluator:
     @contextmanager
     def _recording(self) -> Iterator[Deps | None]:
         """Record what a memoised computation reads on its own, so that a later hit can
-        replay it into the computation that asks (nothing is recorded when nobody listens)."""
+        replay it into the computation that asks. While results are kept across edits
+        (``tracking``) this records even when nobody listens yet: module-wide passes fill the
+        caches too, and a launch that hits them later must still inherit what they read."""
         outer = self.deps
-        if outer is None:
+        if outer is None and not self.tracking:
             yield None
             return
         sub = Deps()
-        self.deps = sub
+        outer_index = self.index.deps
+        self.deps = self.index.deps = sub
         try:
             yield sub
         finally:
             self.deps = outer
-            outer.merge(sub)
+            self.index.deps = outer_index
+            if outer is not None:
+                outer.merge(sub)
 
     def _scope_of_node(self, node: ast.AST, scope: Scope) -> Scope | None:
         sc = getattr(scope.block, "scope_of_node", None)

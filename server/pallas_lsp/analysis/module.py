@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -89,7 +90,11 @@ class BlockParse:
         """Every identifier-like word of the block (a superset of the names it binds, reads,
         calls or defines): what an edit that adds or removes this block can change."""
         if self._mentions is None:
-            self._mentions = frozenset(_WORD.findall(self.source or self.text))
+            source = self.source or self.text
+            words = _WORD.findall(source)
+            if not source.isascii():  # Python reads identifiers NFKC-normalised (𝐫𝐮𝐧 is run)
+                words = [unicodedata.normalize("NFKC", w) for w in words]
+            self._mentions = frozenset(words)
         return self._mentions
 
     def calls_named(self, name: str) -> list:

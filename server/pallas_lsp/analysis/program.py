@@ -16,6 +16,7 @@ import ast
 import os
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -407,8 +408,8 @@ class Program:
 
     def _set_imports(self, path: str, text: str, out: set[str]) -> None:
         old = self._imports.get(path)
-        if old is not None and old[1] != out:
-            self._importers.clear()  # an edge of the import graph changed
+        if (old[1] if old is not None else set()) != out:
+            self._importers.clear()  # an edge of the import graph changed (or appeared)
         self._imports[path] = (text, out)
 
     def importers_of(self, path: str, depth: int = 3) -> list[str]:
@@ -484,7 +485,10 @@ class Program:
         text = self._read(path)
         if text is None:
             return
-        words = frozenset(_WORD.findall(text))
+        found = _WORD.findall(text)
+        if not text.isascii():  # identifiers as Python reads them (NFKC)
+            found = [unicodedata.normalize("NFKC", w) for w in found]
+        words = frozenset(found)
         self._words[path] = words
         for w in words:
             self._word_index.setdefault(w, set()).add(path)
