@@ -298,6 +298,18 @@ def test_suppression_comment_and_unknown_code():
     assert sorted(codes(src)) == [("PAL001", 5), ("PAL901", 5)]
 
 
+def test_suppression_lines_count_only_real_line_breaks():
+    """A form feed is not a line break for Python: the ignore comment still lands on its line."""
+    src = """
+    def k(x_ref, o_ref):
+        \f
+        s = pl.get_global(plgpu.SemaphoreType.REGULAR)  # pallas-lsp: ignore[PAL001]
+        pl.semaphore_signal(s)
+    f = pl.pallas_call(k, out_shape=None, interpret=True)
+    """
+    assert codes(src) == []
+
+
 def test_non_ascii_columns_are_code_points():
     src = "def k(x_ref, o_ref):\n    é = 1; s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n    pl.semaphore_signal(s)\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n"
     (f,) = analyse(HEAD + src, "t.py").findings

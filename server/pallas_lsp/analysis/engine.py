@@ -23,6 +23,7 @@ from .scopes import CallSite, DecoratorSite
 SYNTAX_CODE = "PAL900"
 UNKNOWN_SUPPRESSION_CODE = "PAL901"
 _MEMO_LIMIT = 512  # documents whose launch results are kept for their next edit
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SUPPRESS = re.compile(r"#\s*pallas-lsp:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
@@ -474,7 +475,10 @@ class Engine:
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
         known = {r.code for r in self.rules} | {r.name for r in self.rules} | {SYNTAX_CODE}  # type: ignore[attr-defined]
-        lines = index.text.splitlines()
+        if "pallas-lsp" not in index.text:  # (the common case: no comment to read)
+            return findings
+        # Lines as the parser counts them (str.splitlines would also split at \f, \v, \x1c...).
+        lines = _LINE_BREAK.split(index.text)
         comments: dict[int, set[str] | None] = {}
         extra: list[Finding] = []
         for i, text in enumerate(lines, 1):

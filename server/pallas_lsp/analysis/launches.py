@@ -164,8 +164,8 @@ class LaunchFinder:
         self.find_wrappers(names, *self._wrapper_memo)
         out: list[CallSite | DecoratorSite] = list(self.index.calls_to(names | {"partial"}))
         for _, bp in self.index.parses:
-            for d in bp.decorators():
-                if _tail(d.node) in names or _callee_tail(d.node) in names or _callee_tail(d.node) == "partial":
+            for d, tail, callee_tail in _decorator_tails(bp):
+                if tail in names or callee_tail in names or callee_tail == "partial":
                     out.append(d)
         return out
 
@@ -338,6 +338,15 @@ def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
                 out.append(("call", name, _callee_tail(b.node), first))
 
     return _block_fact(bp, "launch_names", compute)
+
+
+def _decorator_tails(bp) -> list[tuple[DecoratorSite, str, str]]:
+    """A block's decorators with the last names of the decorator and of what it calls."""
+    got = bp.facts.get("decorator_tails")
+    if got is None:
+        got = [(d, _tail(d.node), _callee_tail(d.node)) for d in bp.decorators()]
+        bp.facts["decorator_tails"] = got
+    return got
 
 
 _SETTERS = (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET, api.SET_TPU_INTERPRET)

@@ -338,7 +338,9 @@ class ModuleIndex:
 
     def _merge_member(self, block: Block, bp: BlockParse) -> None:
         assert bp.root is not None
-        wrapper_class = next((c for c in bp.root.children if c.kind == "class"), None)
+        wrapper_class = bp.facts.get("wrapper_class", False)
+        if wrapper_class is False:
+            wrapper_class = bp.facts["wrapper_class"] = next((c for c in bp.root.children if c.kind == "class"), None)
         if wrapper_class is None:
             return
         info = self.classes.setdefault(block.owner, ClassInfo(block.owner))
