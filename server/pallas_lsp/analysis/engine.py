@@ -23,7 +23,6 @@ from .scopes import CallSite, DecoratorSite
 SYNTAX_CODE = "PAL900"
 UNKNOWN_SUPPRESSION_CODE = "PAL901"
 _MEMO_LIMIT = 512  # documents whose launch results are kept for their next edit
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SUPPRESS = re.compile(r"#\s*pallas-lsp:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
@@ -126,25 +125,19 @@ def _moved(launch: Launch, layout: Layout, index: ModuleIndex) -> Launch:
 
 
 class AnalysisResult:
-    def __init__(self, path: str | None, findings: list[Finding], launches: "LaunchList | list[Launch]",
-                 index: ModuleIndex, reached: dict[int, list[Reached]] | None = None) -> None:
+    def __init__(self, path: str | None, findings: list[Finding], launches: LaunchList, index: ModuleIndex) -> None:
         self.path = path
         self.findings = findings
         self.index = index
         self._launches = launches
-        self._reached = reached
 
     @property
     def launches(self) -> list[Launch]:
-        ls = self._launches
-        return ls.launches if isinstance(ls, LaunchList) else ls
+        return self._launches.launches
 
     @property
-    def reached(self) -> dict[int, list[Reached]]:
-        ls = self._launches
-        if isinstance(ls, LaunchList):
-            return ls.reached
-        return self._reached or {}
+    def reached(self) -> dict[int, list[Reached]]:  # id(launch) -> what its kernel reaches
+        return self._launches.reached
 
     @property
     def syntax_errors(self):
@@ -232,7 +225,7 @@ class Engine:
             if p not in units:
                 units.append(p)
         candidates: list[Candidate] = []
-        launches: LaunchList | list[Launch] = []
+        launches = LaunchList([], index)
         rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
         for unit in units:
             ugot = program.load(unit)
@@ -478,7 +471,7 @@ class Engine:
         if "pallas-lsp" not in index.text:  # (the common case: no comment to read)
             return findings
         # Lines as the parser counts them (str.splitlines would also split at \f, \v, \x1c...).
-        lines = _LINE_BREAK.split(index.text)
+        lines = index.lines()
         comments: dict[int, set[str] | None] = {}
         extra: list[Finding] = []
         for i, text in enumerate(lines, 1):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import ast
 
@@ -395,22 +395,31 @@ class Evaluator:
         """A def's value: the function with its decorators applied, innermost first."""
         if (o := self.other(target)) is not self:
             return o.def_value(target)
-        key = id(target)
-        hit = self._def_values.get(key)
+        # (FuncVal while computing: guards recursion through the decorators.)
+        return self._memoised(self._def_values, target, FuncVal(target), lambda: self._def_value(target))
+
+    def _def_value(self, target: Scope) -> Value:
+        if self.deps is not None:
+            self.deps.read(target)
+        v: Value = FuncVal(target)
+        for d in sorted(self._decorators_of(target), key=lambda d: -d.index):
+            dec = self.value(d.node, d.scope, self.order_of(d))
+            v = Decorated(v, dec, d)
+        return v
+
+    def _memoised(self, cache: dict, target: Scope, pending: object, compute: Callable[[], object]):
+        """A fact computed once per analysis, with what it read: a later hit replays that
+        into the computation that asks (see incremental.py). ``pending`` answers a recursive
+        ask while the fact is being computed."""
+        hit = cache.get(id(target))
         if hit is not None:
             if self.deps is not None and hit[1] is not None:
                 self.deps.merge(hit[1])
             return hit[0]
-        self._def_values[key] = (FuncVal(target), None)  # guards recursion through the decorators
+        cache[id(target)] = (pending, None)
         with self._recording() as sub:
-            if self.deps is not None:
-                self.deps.read(target)
-            v: Value = FuncVal(target)
-            sites = [d for d in self._decorators_of(target)]
-            for d in sorted(sites, key=lambda d: -d.index):
-                dec = self.value(d.node, d.scope, self.order_of(d))
-                v = Decorated(v, dec, d)
-        self._def_values[key] = (v, sub)
+            v = compute()
+        cache[id(target)] = (v, sub)
         return v
 
     @contextmanager
@@ -563,17 +572,7 @@ class Evaluator:
         that import it."""
         if (o := self.other(target)) is not self:
             return o.callers_of(target)
-        key = id(target)
-        hit = self._callers.get(key)
-        if hit is not None:
-            if self.deps is not None and hit[1] is not None:
-                self.deps.merge(hit[1])
-            return hit[0]
-        self._callers[key] = ([], None)
-        with self._recording() as sub:
-            out = self._callers_of(target)
-        self._callers[key] = (out, sub)
-        return out
+        return self._memoised(self._callers, target, [], lambda: self._callers_of(target))
 
     def _callers_of(self, target: Scope) -> list[Invocation]:
         if self.deps is not None:
@@ -765,13 +764,8 @@ class _MergedMentions:
         return got
 
 
-def _block_mention_index(bp: object) -> dict[str, set[str]]:
-    idx = getattr(bp, "mention_index", None)
-    if idx is None:
-        root = getattr(bp, "root", None)
-        idx = _mention_index_of(root.walk()) if root is not None else {}
-        bp.mention_index = idx  # type: ignore[attr-defined]
-    return idx
+def _block_mention_index(bp) -> dict[str, set[str]]:
+    return bp.fact("mention_index", lambda bp: _mention_index_of(bp.scopes()))
 
 
 def _aliases_in(idx: dict[str, set[str]], names: set[str], rounds: int = 3) -> set[str]:

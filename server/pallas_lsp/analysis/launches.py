@@ -312,16 +312,15 @@ class LaunchFinder:
 
 
 def _block_fact(bp, key: str, compute) -> list:
-    """A fact derived from every binding of a block, computed once per block parse."""
-    got = bp.facts.get(key)
-    if got is None:
-        got = []
-        if bp.root is not None:
-            for s in bp.root.walk():
-                for name, bs in s.bindings.items():
-                    compute(name, bs, got)
-        bp.facts[key] = got
-    return got
+    """A fact derived from every binding of a block (``compute(name, bindings, out)``)."""
+    def collect(bp) -> list:
+        out: list = []
+        for s in bp.scopes():
+            for name, bs in s.bindings.items():
+                compute(name, bs, out)
+        return out
+
+    return bp.fact(key, collect)
 
 
 def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
@@ -342,11 +341,7 @@ def _launch_name_facts(bp) -> list[tuple[str, str, str, str]]:
 
 def _decorator_tails(bp) -> list[tuple[DecoratorSite, str, str]]:
     """A block's decorators with the last names of the decorator and of what it calls."""
-    got = bp.facts.get("decorator_tails")
-    if got is None:
-        got = [(d, _tail(d.node), _callee_tail(d.node)) for d in bp.decorators()]
-        bp.facts["decorator_tails"] = got
-    return got
+    return bp.fact("decorator_tails", lambda bp: [(d, _tail(d.node), _callee_tail(d.node)) for d in bp.decorators()])
 
 
 _SETTERS = (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET, api.SET_TPU_INTERPRET)

@@ -13,6 +13,7 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from threading import Lock
+from typing import Callable, Iterator
 
 from .blocks import Block, split_blocks, split_loose
 from .scopes import Binding, CallSite, Scope, index_module
@@ -60,71 +61,39 @@ class BlockParse:
     path: str | None = None  # the module it belongs to (blocks are never shared across modules)
     scope_of_node: dict = field(default_factory=dict)  # id(def/lambda/class node) -> its Scope
     _lines: list[str] | None = None
-    _mentions: frozenset | None = None
-    _bound: frozenset | None = None
-    _calls_by_name: dict | None = None
-    mention_index: dict | None = None  # name -> names assigned from expressions mentioning it
-    _by_callee: dict | None = None
-    facts: dict = field(default_factory=dict)  # other per-block facts derived on demand, by name
+    facts: dict = field(default_factory=dict)  # per-block facts derived on demand (see fact)
+
+    def fact(self, key: str, compute: Callable[["BlockParse"], object]):
+        """``compute(self)``, once per block parse: the block's text never changes, so neither
+        does anything derived from it alone (indices, word sets)."""
+        if key not in self.facts:
+            self.facts[key] = compute(self)
+        return self.facts[key]
+
+    def scopes(self) -> Iterator[Scope]:
+        return self.root.walk() if self.root is not None else iter(())
 
     def calls_by_callee(self) -> dict:
         """callee's last name -> the block's calls of it (every scope, in walk order)."""
-        if self._by_callee is None:
-            idx: dict[str, list] = {}
-            if self.root is not None:
-                for s in self.root.walk():
-                    for cs in s.calls:
-                        idx.setdefault(cs.callee_last, []).append(cs)
-            self._by_callee = idx
-        return self._by_callee
+        return self.fact("calls_by_callee", _calls_by_callee)
+
+    def calls_named(self, name: str) -> list:
+        """The block's calls whose callee is called ``name`` or that pass ``name`` along."""
+        return self.fact("calls_named", _calls_by_name).get(name, [])
 
     def decorators(self) -> list:
-        got = self.facts.get("decorators")
-        if got is None:
-            got = [d for s in self.root.walk() for d in s.decorators] if self.root is not None else []
-            self.facts["decorators"] = got
-        return got
+        return self.fact("decorators", lambda bp: [d for s in bp.scopes() for d in s.decorators])
 
     @property
     def mentions(self) -> frozenset:
         """Every identifier-like word of the block (a superset of the names it binds, reads,
         calls or defines): what an edit that adds or removes this block can change."""
-        if self._mentions is None:
-            source = self.source or self.text
-            words = _WORD.findall(source)
-            if not source.isascii():  # Python reads identifiers NFKC-normalised (𝐫𝐮𝐧 is run)
-                words = [unicodedata.normalize("NFKC", w) for w in words]
-            self._mentions = frozenset(words)
-        return self._mentions
-
-    def calls_named(self, name: str) -> list:
-        """The block's calls whose callee is called ``name`` or that pass ``name`` along."""
-        if self._calls_by_name is None:
-            idx: dict[str, list] = {}
-            if self.root is not None:
-                for s in self.root.walk():
-                    for cs in s.calls:
-                        if cs.callee_last:
-                            idx.setdefault(cs.callee_last, []).append(cs)
-                        for a in cs.arg_names:
-                            if a != cs.callee_last:
-                                idx.setdefault(a, []).append(cs)
-            self._calls_by_name = idx
-        return self._calls_by_name.get(name, [])
+        return self.fact("mentions", lambda bp: identifier_words(bp.source or bp.text))
 
     @property
     def bound_names(self) -> frozenset:
         """The names the block binds at module level, and the members it gives classes."""
-        if self._bound is None:
-            out: set[str] = set()
-            if self.root is not None:
-                if self.kind != "member":  # (a member's wrapper class binds nothing real)
-                    out.update(self.root.bindings)
-                for child in self.root.children:
-                    if child.kind == "class":
-                        out.update(child.bindings)
-            self._bound = frozenset(out)
-        return self._bound
+        return self.fact("bound_names", _bound_names)
 
     def line(self, rel: int) -> str:
         """Line ``rel`` (1-based, wrapper included) of the parsed source, without its break."""
@@ -148,6 +117,46 @@ _CACHE_LIMIT = 50_000
 _CACHE_LOCK = Lock()
 _TYPE_PARAMS = re.compile(r"((?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z_0-9]*)\[")
 _TYPE_ALIAS = re.compile(r"(?m)^([ \t]*)type([ \t]+)([A-Za-z_][A-Za-z_0-9]*)")
+
+
+def identifier_words(text: str) -> frozenset[str]:
+    """The identifier-like words of a text, as Python reads identifiers (NFKC-normalised:
+    𝐫𝐮𝐧 is run)."""
+    words = _WORD.findall(text)
+    if not text.isascii():
+        words = [unicodedata.normalize("NFKC", w) for w in words]
+    return frozenset(words)
+
+
+def _calls_by_callee(bp: BlockParse) -> dict[str, list[CallSite]]:
+    idx: dict[str, list[CallSite]] = {}
+    for s in bp.scopes():
+        for cs in s.calls:
+            idx.setdefault(cs.callee_last, []).append(cs)
+    return idx
+
+
+def _calls_by_name(bp: BlockParse) -> dict[str, list[CallSite]]:
+    idx: dict[str, list[CallSite]] = {}
+    for s in bp.scopes():
+        for cs in s.calls:
+            if cs.callee_last:
+                idx.setdefault(cs.callee_last, []).append(cs)
+            for a in cs.arg_names:
+                if a != cs.callee_last:
+                    idx.setdefault(a, []).append(cs)
+    return idx
+
+
+def _bound_names(bp: BlockParse) -> frozenset[str]:
+    out: set[str] = set()
+    if bp.root is not None:
+        if bp.kind != "member":  # (a member's wrapper class binds nothing real)
+            out.update(bp.root.bindings)
+        for child in bp.root.children:
+            if child.kind == "class":
+                out.update(child.bindings)
+    return frozenset(out)
 
 
 def _blank_newer_syntax(source: str) -> str:
@@ -338,9 +347,7 @@ class ModuleIndex:
 
     def _merge_member(self, block: Block, bp: BlockParse) -> None:
         assert bp.root is not None
-        wrapper_class = bp.facts.get("wrapper_class", False)
-        if wrapper_class is False:
-            wrapper_class = bp.facts["wrapper_class"] = next((c for c in bp.root.children if c.kind == "class"), None)
+        wrapper_class = bp.fact("wrapper_class", lambda bp: next((c for c in bp.root.children if c.kind == "class"), None))
         if wrapper_class is None:
             return
         info = self.classes.setdefault(block.owner, ClassInfo(block.owner))
@@ -429,7 +436,12 @@ class ModuleIndex:
                         out.extend(got)
         return out
 
-    def line_text(self, line: int) -> str:
+    def lines(self) -> list[str]:
+        """The text's lines as the parser counts them (\n, \r\n, \r), without breaks."""
         if self._lines is None:
             self._lines = _LINE_BREAK.split(self.text)
-        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return self._lines
+
+    def line_text(self, line: int) -> str:
+        lines = self.lines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 import threading
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .module import ModuleIndex
+from .module import ModuleIndex, identifier_words
 
 MAX_WORKSPACE_FILES = 5000
 # Packages the analysis knows by name (their APIs are what rules match): never followed into a
@@ -485,10 +483,7 @@ class Program:
         text = self._read(path)
         if text is None:
             return
-        found = _WORD.findall(text)
-        if not text.isascii():  # identifiers as Python reads them (NFKC)
-            found = [unicodedata.normalize("NFKC", w) for w in found]
-        words = frozenset(found)
+        words = identifier_words(text)
         self._words[path] = words
         for w in words:
             self._word_index.setdefault(w, set()).add(path)
@@ -497,9 +492,6 @@ class Program:
         with self.lock:
             got, self.accessed = self.accessed, set()
             return got
-
-
-_WORD = re.compile(r"\w+")
 
 
 def _import_name(path: str) -> str:

@@ -25,7 +25,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
-from ..analysis.engine import AnalysisResult, Engine
+from ..analysis.engine import AnalysisResult, Engine, LaunchList
 from ..analysis.findings import Finding
 from ..analysis.fixes import suppression_fix
 from ..analysis.module import Span
@@ -559,7 +559,7 @@ def too_large(text: str, path: str, limit: int) -> AnalysisResult:
     f = Finding("PAL903", "file-too-large", None, Severity.INFORMATION,
                 f"pallas-lsp does not analyse this file: {mb:.1f} MB is over the {limit / 1e6:.1f} MB limit "
                 f"(setting maxFileBytes)", Span(1, 0, 1, 0))
-    return AnalysisResult(path, [f], [], index, {})
+    return AnalysisResult(path, [f], LaunchList([], index), index)
 
 
 def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
