@@ -1,8 +1,9 @@
 """Process-wide collector settings.
 
 The analysis allocates syntax trees and scope graphs by the hundred thousand, and CPython's
-cyclic collector rescans what is already built each time it runs. Two settings, measured with
-``benchmarks/`` on this project's machine (docs/performance.md):
+cyclic collector rescans what is already built each time it runs. Two settings, measured on this
+project's machine (cold ``Engine().analyse`` in a fresh process per setting; the server figures
+are from ``benchmarks/lsp_latency.py --soak``, docs/performance.md):
 
 * Every process freezes the objects that exist once the analysis modules are imported
   (modules, classes, functions: never garbage), so collections do not rescan them.
