@@ -21,8 +21,6 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
 from ..analysis.engine import AnalysisResult, Engine, LaunchList
@@ -37,6 +35,7 @@ from ..rules import RULE_CLASSES
 from .convert import Location, fix_payload, payload_to_edit, to_diagnostic, to_range
 from .documents import CellSlice, Document, Notebook, cell_of, join_cells
 from .positions import UTF16
+from .protocol import PallasProtocol
 from .settings import Settings, parse_settings
 
 log = logging.getLogger("pallas_lsp")
@@ -54,86 +53,6 @@ def uri_to_path(uri: str) -> str | None:
     if os.name == "nt" and path.startswith("/") and len(path) > 2 and path[2] == ":":
         path = path[1:]
     return path
-
-
-# --- protocol: we keep documents ourselves (LSP line semantics, no disk reads) -------------------
-class _BadRequest:
-    """A request whose params did not deserialize: answered with InvalidParams, not dropped."""
-
-    jsonrpc = "2.0"
-
-    def __init__(self, msg_id, method: str, error: Exception) -> None:
-        self.id = msg_id
-        self.method = method
-        self.error = error
-
-
-class PallasProtocol(LanguageServerProtocol):
-    """pygls's document store splits lines like str.splitlines and reads unopened files from
-    disk; the server keeps its own documents, so these built-ins only forward. A request with
-    malformed params gets an InvalidParams error (pygls would drop it and leave the client
-    waiting)."""
-
-    def structure_message(self, data):
-        try:
-            return super().structure_message(data)
-        except Exception as exc:  # noqa: BLE001
-            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
-                return _BadRequest(data["id"], data["method"], exc)
-            raise
-
-    def _check_handler_result(self, future):
-        """pygls runs its built-in notification handlers (didOpen, didChange, didClose...) as
-        generators and files each one's future under a fresh id that nothing ever removes: one
-        future per keystroke, kept forever (the soak benchmark showed ~100 a second). Done
-        futures are never needed again: drop this one."""
-        try:
-            super()._check_handler_result(future)
-        finally:
-            if any(v is future for v in self._request_futures.values()):
-                # A new dict, not a deletion: pygls may be iterating the old one (shutdown
-                # cancels every pending future, and each cancellation lands here).
-                self._request_futures = {k: v for k, v in self._request_futures.items() if v is not future}
-
-    def handle_message(self, message):
-        if isinstance(message, _BadRequest):
-            from pygls.exceptions import JsonRpcInvalidParams
-
-            log.warning("invalid params for %s (request %r)", message.method, message.id)
-            self._send_response(message.id, None, JsonRpcInvalidParams(
-                f"invalid params for {message.method}").to_response_error())
-            return
-        return super().handle_message(message)
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params):
-        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield h, (params,), None
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params):
-        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield h, (params,), None
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params):
-        if (h := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield h, (params,), None
-
-    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
-    def lsp_notebook_document__did_open(self, params):
-        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)) is not None:
-            yield h, (params,), None
-
-    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def lsp_notebook_document__did_change(self, params):
-        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)) is not None:
-            yield h, (params,), None
-
-    @lsp_method(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
-    def lsp_notebook_document__did_close(self, params):
-        if (h := self.fm.features.get(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)) is not None:
-            yield h, (params,), None
 
 
 # --- analysis worker ---------------------------------------------------------------------------
