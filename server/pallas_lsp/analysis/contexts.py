@@ -46,6 +46,11 @@ MODE_WORDS = {
     Mode.COMPILED: "a compiled kernel (backend decided at run time)",
     Mode.UNKNOWN: "a mode the analysis cannot determine (a run-time value)",
 }
+CPU_HOST_WORDS = {
+    Mode.INTERPRET: "interpret mode on a CPU host only (the generic interpreter; compiled elsewhere)",
+    Mode.TPU_INTERPRET: "TPU interpret mode on a CPU host only",
+    Mode.GPU_INTERPRET: "GPU interpret mode on a CPU host only",
+}
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,14 @@ class Context:
     @property
     def mode_line(self) -> int | None:
         return self.evidence[0].span.line if self.evidence else None
+
+    @property
+    def words(self) -> str:
+        """The mode in words; a host test (``jax.default_backend() == "cpu"``) interprets only
+        on a CPU host, so it is not described as ``interpret=True``."""
+        if not self.certain and self.mode.is_interpret:
+            return CPU_HOST_WORDS.get(self.mode, self.mode.words)
+        return self.mode.words
 
     @property
     def decided_by(self) -> str:

@@ -160,8 +160,12 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
     if ctx.forced:
         text = f"launched inside `{how}`{where}"
     elif ctx.mode.is_interpret:
-        text = f"launched with `{how}` by {caller}" if caller and "(" in caller else \
-            f"launched with `{how}`{' by ' + caller if caller else ''}{where}"
+        value = f"`{how}`"
+        if how.endswith(" (default)"):  # a parameter's default decides: say so outside the code
+            value = f"the default `{how[:-len(' (default)')]}`"
+        # (A caller in another module names its own file and line.)
+        text = f"launched with {value} by {caller}" if caller and "(" in caller else \
+            f"launched with {value}{where}{' by ' + caller if caller else ''}"
         if not ctx.certain:
             text += ", which interprets on CPU hosts"
     elif ctx.cuda_lowering:
@@ -444,7 +448,7 @@ class Engine:
                     related.append(Related(span, text, rel_path))
 
             for c in group:
-                add(c.launch.anchor, f"kernel `{c.launch.kernel_name}` launched here ({c.context.mode.words})",
+                add(c.launch.anchor, f"kernel `{c.launch.kernel_name}` launched here ({c.context.words})",
                     c.launch_path)
                 for e in c.context.evidence:
                     add(e.span, f"mode decided here: {e.note}", e.path or c.launch_path)

@@ -712,8 +712,7 @@ class ContextResolver:
                 dspan = self.index.span(default, p.scope.parent)
                 for c in self.classify_all(default, p.scope.parent, None, dspan,
                                            f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen):
-                    results.append(Context(c.mode, c.evidence + (Evidence(span, note, here),), c.certain,
-                                           c.inline_mgpu))
+                    results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))
             else:
                 results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))
             return results
@@ -729,20 +728,20 @@ class ContextResolver:
                 where += f" ({_rel(other, self.index.path)}:{self.index.span(inv.site.node, inv.site.scope).line})"
             bnote = f"{p.name}={self.index.code_of(b.node, b.scope)}" + (" (default)" if b.default else "")
             if b.default:
-                bspan = self.index.span(inv.site.node, inv.site.scope)
-                bnote = f"{p.name} not passed (default {self.index.code_of(b.node, b.scope)})"
+                # The default decides; the call that leaves it out comes next in the evidence.
+                bnote = f"{p.name}={self.index.code_of(b.node, b.scope)} (default)"
                 sub = self.classify_all(b.node, b.scope, None, self.index.span(b.node, b.scope), bnote,
                                         depth + 1, seen)
-                sub = [Context(c.mode, (Evidence(bspan, f"called from {where} without {p.name}",
-                                                 self._path(inv.site.scope)),) + c.evidence,
-                               c.certain, c.inline_mgpu, caller=where) for c in sub]
+                call_ev = Evidence(self.index.span(inv.site.node, inv.site.scope),
+                                   f"called from {where} without {p.name}", self._path(inv.site.scope))
+                sub = [replace(c, evidence=c.evidence[:1] + (call_ev,) + c.evidence[1:], caller=c.caller or where)
+                       for c in sub]
             else:
                 sub = self.classify_all(b.node, b.scope, b.order, bspan, bnote, depth + 1, seen)
-                sub = [Context(c.mode, c.evidence, c.certain, c.inline_mgpu, caller=c.caller or where)
-                       for c in sub]
+                sub = [replace(c, caller=c.caller or where) for c in sub]
             for c in sub:
-                results.append(Context(c.mode, c.evidence + (Evidence(span, note, here),), c.certain, c.inline_mgpu,
-                                       caller=c.caller))
+                # (replace keeps the params site: a fix edits the InterpretGPUParams(...) call.)
+                results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))
         return results
 
 

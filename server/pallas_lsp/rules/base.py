@@ -85,7 +85,7 @@ class ApiInContextRule(Rule):
         return self.actual_error(hit)
 
     def headline(self, hit: "ConstructHit") -> str:
-        return f"`{self.construct_label}` cannot run in {hit.context.mode.words}"
+        return f"`{self.construct_label}` cannot run in {hit.context.words}"
 
     def related(self, hit: "ConstructHit") -> list:
         return []
