@@ -1,6 +1,7 @@
 """Following kernels across modules: helpers one and two modules away, an inline_mgpu library,
 a kernel imported into a test that launches it with interpret=True, re-exports through
 __init__.py, a config constant, an import cycle, and compiled launches that must not be flagged."""
+import ast
 import json
 import shutil
 import subprocess
@@ -101,3 +102,74 @@ def test_a_module_that_starts_importing_another_becomes_its_importer(tmp_path):
     texts[str(tmp_path / "runner.py")] = "import jax\nfrom kernels import kernel\n"
     prog.forget(str(tmp_path / "runner.py"))
     assert prog.importers_of(str(tmp_path / "kernels.py")) == [str(tmp_path / "runner.py")]
+
+
+REEXPORT_WS = DATA / "workspaces" / "reexport_ws"
+# Each package's kernel calls its helpers.py, whose line 6 is `pl.get_global(...)`; each script
+# imports the launcher through the package's __init__ and calls it with interpret=True (every
+# script fails under JAX 0.12: TypeError: No ir_type_handler for aval type: AbstractRef).
+REEXPORT_SCRIPTS = {
+    "kernels": "run_square.py",  # from .square import square
+    "kernels_star": "run_star.py",  # from .square import *
+    "kernels_alias": "run_alias.py",  # from .square import square as sq
+    "outer/inner": "run_chain.py",  # two __init__ levels
+    "kernels_all": "run_all.py",  # from .impl import *, impl.__all__ names the launcher
+}
+
+
+def test_launchers_reexported_by_packages_reach_their_callers():
+    proc = subprocess.run(pallas_cli() + ["check", "--output-format", "json", str(REEXPORT_WS)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    got = sorted((str(__import__("pathlib").Path(f["path"]).relative_to(REEXPORT_WS)), f["code"], f["line"])
+                 for f in json.loads(proc.stdout))
+    assert got == sorted((f"{pkg}/helpers.py", "PAL001", 6) for pkg in REEXPORT_SCRIPTS)
+    by_pkg = {f["path"]: f["message"] for f in json.loads(proc.stdout)}
+    for pkg, script in REEXPORT_SCRIPTS.items():
+        assert f"{script}:6" in by_pkg[str(REEXPORT_WS / pkg / "helpers.py")]
+
+
+def test_the_script_is_an_importer_of_the_module_its_package_reexports():
+    prog = Program(REEXPORT_WS)
+    for pkg, script in REEXPORT_SCRIPTS.items():
+        launcher = "impl.py" if pkg == "kernels_all" else "square.py"
+        assert str(REEXPORT_WS / script) in prog.importers_of(str(REEXPORT_WS / pkg / launcher)), pkg
+
+
+def _resolve(prog, path, source, local):
+    stmt = ast.parse(source).body[0]
+    return prog.resolve_import(str(path), stmt, local)
+
+
+def test_from_package_import_name_follows_what_the_init_binds(tmp_path):
+    """`from pkg import x` is the attribute x after pkg/__init__ ran: a function the __init__
+    re-exports over a submodule of the same name, the submodule when the __init__ binds nothing
+    (or binds it with `from . import x`), and a star import only exports its `__all__`."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "square.py").write_text("__all__ = ['square']\n\ndef square(x):\n    return x\n\ndef cube(x):\n    return x\n")
+    (pkg / "plain.py").write_text("def plain(x):\n    return x\n")
+    (pkg / "sub.py").write_text("def sub(x):\n    return x\n")
+    (pkg / "__init__.py").write_text("from .square import square\nfrom . import sub\n")
+    main = tmp_path / "main.py"
+    prog = Program(tmp_path)
+    got = _resolve(prog, main, "from pkg import square", "square")
+    assert (got.path, got.kind, got.line) == (str(pkg / "square.py"), "function", 3)
+    assert _resolve(prog, main, "from pkg import plain", "plain").kind == "module"
+    assert _resolve(prog, main, "from pkg import sub", "sub") == \
+        __import__("pallas_lsp.analysis.program", fromlist=["Resolved"]).Resolved(str(pkg / "sub.py"), 0, "module", "sub")
+
+    star = tmp_path / "star"
+    star.mkdir()
+    (star / "square.py").write_text((pkg / "square.py").read_text())
+    (star / "__init__.py").write_text("from .square import *\n")
+    prog = Program(tmp_path)
+    got = _resolve(prog, main, "from star import square", "square")
+    assert (got.path, got.kind, got.line) == (str(star / "square.py"), "function", 3)
+    # `cube` is not in square.__all__: `from star import cube` raises ImportError in Python.
+    assert _resolve(prog, main, "from star import cube", "cube") is None
+    # Without __all__, public names are exported and underscored ones are not.
+    (star / "square.py").write_text("def cube(x):\n    return x\n\ndef _hidden(x):\n    return x\n")
+    prog = Program(tmp_path)
+    assert _resolve(prog, main, "from star import cube", "cube").kind == "function"
+    assert _resolve(prog, main, "from star import _hidden", "_hidden") is None

@@ -391,6 +391,24 @@ class Evaluator:
                 return ev.binding_value(cand)
         return ev.binding_value(bs[-1]) if bs else Unknown("import target not found")
 
+    def _workspace_import_names(self, importer: "Evaluator", target: Scope) -> set[str]:
+        """Names an importing module binds to a function of this module: an import of that
+        name, or of another name that lands on it (``from pkg import sq`` where the package's
+        ``__init__`` does ``from .square import square as sq``)."""
+        names: set[str] = set()
+        for name, bs in importer.index.scope.bindings.items():
+            for b in bs:
+                if b.kind != "import" or b.stmt is None:
+                    continue
+                if b.qualified.rsplit(".", 1)[-1] == target.name:
+                    names.add(name)
+                    break
+                r = self.program.resolve_import(importer.index.path, b.stmt, name, b.scope)  # type: ignore[attr-defined]
+                if r is not None and r.path == self.index.path and r.name == target.name:
+                    names.add(name)
+                    break
+        return names
+
     def def_value(self, target: Scope) -> Value:
         """A def's value: the function with its decorators applied, innermost first."""
         if (o := self.other(target)) is not self:
@@ -583,10 +601,7 @@ class Evaluator:
                 ev = self.program.evaluator(path)  # type: ignore[attr-defined]
                 if ev is None or ev is self:
                     continue
-                names = {target.name}
-                for name, bs in ev.index.scope.bindings.items():
-                    if any(b.kind == "import" and b.qualified.rsplit(".", 1)[-1] == target.name for b in bs):
-                        names.add(name)
+                names = {target.name} | self._workspace_import_names(ev, target)
                 names |= ev.aliases_of_names(names)
                 out += ev.local_callers(target, names)
         return out

@@ -299,21 +299,17 @@ class Program:
             return self._resolved[key]
         res = None
         if isinstance(stmt, ast.ImportFrom):
-            if stmt.level:
-                base = Path(from_path).parent
-                for _ in range(stmt.level - 1):
-                    base = base.parent
-                bases = [base]
-            else:
-                bases = self._roots_for(from_path)
-            for base in bases:
+            for base in self._from_bases(from_path, stmt):
                 mod = self._module_file(base, stmt.module or "")
                 if mod is None:
                     continue
                 sub = self._module_file(base, ".".join(x for x in ((stmt.module or ""), alias.name) if x))
-                # `from pkg import x`: an attribute x that pkg defines itself wins over a submodule
-                # x.py (Python's own order); an `x` pkg only imports is that submodule.
-                if sub is not None and not self._defines(mod, alias.name, own_only=True):
+                # `from pkg import x` reads the attribute x of pkg after its __init__ ran: a name
+                # the __init__ binds (defined there, or re-exported: `from .x import x` replaces
+                # the submodule attribute with the function) wins over a submodule x.py. The
+                # __init__'s own `from . import x` and a name it does not bind are that submodule.
+                own_package = os.path.abspath(mod) == os.path.abspath(from_path)
+                if sub is not None and (own_package or not self._binds(mod, alias.name)):
                     res = Resolved(os.path.abspath(sub), 0, "module", alias.name)
                 else:
                     res = self._symbol(mod, alias.name)
@@ -330,23 +326,89 @@ class Program:
         self._resolved[key] = res
         return res
 
-    def _defines(self, module_path: str, name: str, own_only: bool = False) -> bool:
-        index = self.index(os.path.abspath(module_path))
-        bs = index.scope.bindings.get(name) if index is not None else None
-        if not bs:
+    def _binds(self, module_path: str, name: str) -> bool:
+        """Whether a module binds ``name`` at its top level (by itself or through a star import)."""
+        path = os.path.abspath(module_path)
+        index = self.index(path)
+        if index is None:
             return False
-        return not own_only or any(b.kind != "import" for b in bs)
+        return bool(index.scope.bindings.get(name)) or self._star_source(path, index, name) is not None
+
+    def _star_source(self, path: str, index: ModuleIndex, name: str) -> str | None:
+        """The workspace module a ``from m import *`` of this module takes ``name`` from (the
+        last such import that exports it: its ``__all__``, or its public names), or None."""
+        for b in reversed(index.scope.bindings.get("*", [])):
+            stmt = b.stmt
+            if not isinstance(stmt, ast.ImportFrom) or self._reexport_depth >= 8:
+                continue
+            module = "." * (stmt.level or 0) + (stmt.module or "")
+            if not self.may_be_workspace(module or ".", path):
+                continue
+            self._reexport_depth += 1
+            try:
+                src = self._star_module(path, stmt)
+                if src is not None and src != path and name in self._star_exports(src):
+                    return src
+            finally:
+                self._reexport_depth -= 1
+        return None
+
+    def _from_bases(self, from_path: str, stmt: ast.ImportFrom) -> list[Path]:
+        """The folders a ``from ... import`` is looked up in: its package for a relative one."""
+        if not stmt.level:
+            return self._roots_for(from_path)
+        base = Path(from_path).parent
+        for _ in range(stmt.level - 1):
+            base = base.parent
+        return [base]
+
+    def _star_module(self, from_path: str, stmt: ast.ImportFrom) -> str | None:
+        for base in self._from_bases(from_path, stmt):
+            mod = self._module_file(base, stmt.module or "")
+            if mod is not None:
+                return os.path.abspath(mod) if self.contains(mod) else None
+        return None
+
+    def _star_exports(self, path: str) -> set[str]:
+        """The names ``from <module> import *`` binds: the literal ``__all__`` when the module
+        has one, else its top-level names not starting with an underscore (with what its own
+        star imports export)."""
+        index = self.index(path)
+        if index is None:
+            return set()
+        declared = _literal_all(index)
+        if declared is not None:
+            return declared
+        names = {n for n in index.scope.bindings if n != "*" and not n.startswith("_")}
+        for b in index.scope.bindings.get("*", []):
+            if isinstance(b.stmt, ast.ImportFrom) and self._reexport_depth < 8:
+                self._reexport_depth += 1
+                try:
+                    src = self._star_module(path, b.stmt)
+                    if src is not None and src != path:
+                        names |= self._star_exports(src)
+                finally:
+                    self._reexport_depth -= 1
+        return names
 
     def _symbol(self, module_path: str, name: str) -> Resolved | None:
         """A name in a module; a re-export (``from .x import name`` in the module) is followed by
-        the evaluator through that module's own import binding."""
+        the evaluator through that module's own import binding, and a name the module gets from
+        ``from .x import *`` is looked up in that module."""
         path = os.path.abspath(module_path)
         index = self.index(path)
         if index is None:
             return None
         bs = index.scope.bindings.get(name)
         if not bs:
-            return None
+            src = self._star_source(path, index, name)
+            if src is None:
+                return None
+            self._reexport_depth += 1
+            try:
+                return self._symbol(src, name)
+            finally:
+                self._reexport_depth -= 1
         b = bs[-1]
         if b.kind == "import" and b.stmt is not None and self._reexport_depth < 8:
             # A re-export (`from .kernels import build` in a package): where it really lives.
@@ -498,6 +560,26 @@ def _import_name(path: str) -> str:
     """The name an importer must write: the module's own, or its package's for __init__.py."""
     base = os.path.splitext(os.path.basename(path))[0]
     return os.path.basename(os.path.dirname(path)) if base == "__init__" else base
+
+
+def _literal_all(index: ModuleIndex) -> set[str] | None:
+    """A module's ``__all__`` when every top-level binding of it is a literal list or tuple of
+    strings (``__all__ += [...]`` included); None when it has none or builds it otherwise."""
+    bs = index.scope.bindings.get("__all__")
+    if not bs:
+        return None
+    names: set[str] = set()
+    for b in bs:
+        value = b.node if b.kind in ("assign", "aug") else None
+        if b.kind == "aug" and isinstance(b.stmt, ast.AugAssign):
+            value = b.stmt.value
+        if not isinstance(value, (ast.List, ast.Tuple)) or \
+                not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            return None
+        if b.kind == "assign":
+            names = set()
+        names |= {e.value for e in value.elts}  # type: ignore[attr-defined]
+    return names
 
 
 def _stmt_key(stmt: ast.AST) -> tuple:

@@ -1,0 +1,6 @@
+import jax.numpy as jnp
+
+from kernels_star import square
+
+if __name__ == "__main__":
+    print(square(jnp.ones((128,), jnp.float32), interpret=True))
