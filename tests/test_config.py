@@ -26,7 +26,65 @@ def test_records_outside_the_workspace_are_refused(tmp_path):
     (ws / "pyproject.toml").write_text('[tool.pallas-lsp]\nrecords = ["../elsewhere.json", "mine.json"]\n')
     cfg = find_config(ws / "k.py", stop_at=ws)
     assert cfg.records == (str((ws / "mine.json").resolve()),)
-    assert any("outside the workspace" in p for p in cfg.problems)
+    assert any("records path outside the project: ../elsewhere.json (refused)" in p for p in cfg.problems)
+
+
+def _hostile_project(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose pyproject.toml names records outside it in every way a path can, next to
+    an outside folder holding a real (valid) records file."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.json"
+    secret.write_text('{"id": "s", "slug": "secret", "errorMessage": "m", "messagePattern": "m", '
+                      '"errorClass": "E"}')
+    ws = tmp_path / "ws"
+    (ws / "recs").mkdir(parents=True)
+    (ws / "mine.json").write_text("[]")
+    (ws / "recs" / "good.json").write_text("[]")
+    (ws / "link.json").symlink_to(secret)  # a link inside the project to a file outside
+    (ws / "recs" / "evil.json").symlink_to(secret)  # ...and inside a records folder
+    (ws / "outlink").symlink_to(outside)  # a link to a folder outside
+    (ws / "loop.json").symlink_to(ws / "loop.json")
+    return ws, secret
+
+
+def test_records_paths_are_confined_to_the_project(tmp_path):
+    ws, secret = _hostile_project(tmp_path)
+    depth = "../" * len(ws.resolve().parts)
+    entries = [str(secret), "/etc/shadow", "/etc", f"{depth}etc/passwd", "../outside/secret.json", "link.json",
+               "outlink", "outlink/secret.json", "loop.json", "recs", "mine.json"]
+    (ws / "pyproject.toml").write_text(f"[tool.pallas-lsp]\nrecords = {entries!r}\n".replace("'", '"'))
+    for stop_at in (None, ws):  # the CLI / a server without a root, and a server with one
+        cfg = find_config(ws / "k.py", stop_at=stop_at)
+        assert set(cfg.records) == {str((ws / "mine.json").resolve()), str((ws / "recs" / "good.json").resolve())}
+        refused = [p for p in cfg.problems if "outside the project" in p]
+        shown = entries[:-2] + ["recs/evil.json"]
+        assert refused == [f"{ws / 'pyproject.toml'}: records path outside the project: {e} (refused)"
+                           for e in shown]
+        # The message is the same for what exists and what does not: nothing about the target.
+        assert not any(str(secret) in p or "exist" in p or "found" in p for p in refused[1:])
+
+
+def test_editor_records_may_be_anywhere(tmp_path):
+    """A user's own records (settings, --records) are not the workspace's: kept as given."""
+    ws, secret = _hostile_project(tmp_path)
+    (ws / "pyproject.toml").write_text('[tool.pallas-lsp]\nrecords = ["mine.json"]\n')
+    cfg = find_config(ws / "k.py").merged(Config(records=(str(secret),)))
+    assert cfg.records == (str(secret), str((ws / "mine.json").resolve()))
+
+
+def test_unknown_rules_in_pyproject_are_reported_and_left_out(tmp_path):
+    where = tmp_path / "pyproject.toml"
+    where.write_text('[tool.pallas-lsp]\nselect = ["NOPE999"]\nignore = ["PAL998", "PAL004"]\n')
+    cfg = find_config(tmp_path / "k.py")
+    # Not an empty selection (that would run no rule): the default, every rule.
+    assert cfg.select is None and cfg.ignore == ("PAL004",)
+    assert f"{where}: `select`: unknown rule `NOPE999`" in cfg.problems[0]
+    assert any(p == f"{where}: `select` names no known rule; using the default (all rules)" for p in cfg.problems)
+    assert any(f"{where}: `ignore`: unknown rule `PAL998`" in p for p in cfg.problems)
+    where.write_text('[tool.pallas-lsp]\nselect = ["NOPE999", "PAL00", "get-global-interpret"]\n')
+    cfg = find_config(tmp_path / "k.py")
+    assert cfg.select == ("PAL00", "get-global-interpret") and len(cfg.problems) == 1
 
 
 def test_editor_settings_layer_under_file_config():

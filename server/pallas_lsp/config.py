@@ -5,14 +5,24 @@
     ignore = ["PAL004"]
     records = ["errors/extra-records.json"]        # relative to the pyproject.toml
 
-A bad value gets a readable problem and the default; it never stops the analysis.
+A bad value gets a readable problem and the default; it never stops the analysis. An unknown
+rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
+rules would otherwise turn every rule off: it falls back to the default, all rules).
+
+Record paths come from the workspace, which is untrusted: each must lie inside the folder that
+holds its ``pyproject.toml`` (the project), after symbolic links are resolved, and so must every
+``*.json`` file of a records folder. Anything else is refused with a message that names the
+path as written and nothing about what is there (not whether it exists). A user's own records
+(``--records``, the editor's settings) are not confined.
 """
 from __future__ import annotations
 
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -26,9 +36,12 @@ SECTION = "pallas-lsp"
 class Config:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
-    records: tuple[str, ...] = ()  # absolute paths
+    records: tuple[str, ...] = ()  # absolute paths, allowed to be read
     source: str | None = None  # the pyproject.toml it came from
     problems: tuple[str, ...] = ()
+    # Record paths as written in ``source`` (relative to its folder): untrusted until
+    # :func:`confine_records` has checked them; never read directly.
+    project_records: tuple[str, ...] = ()
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -38,6 +51,7 @@ class Config:
             records=tuple(dict.fromkeys(other.records + self.records)),
             source=self.source or other.source,
             problems=other.problems + self.problems,
+            project_records=self.project_records,
         )
 
 
@@ -51,6 +65,9 @@ def _string_list(value: object, key: str, where: str, problems: list[str]) -> tu
 
 
 def config_from_table(table: object, base: Path, where: str) -> Config:
+    """The ``[tool.pallas-lsp]`` table of ``where`` (a pyproject.toml in the folder ``base``).
+    Its record paths stay as written, in ``project_records``: :func:`confine_records` checks
+    them against ``base`` each time the config is used."""
     problems: list[str] = []
     if not isinstance(table, dict):
         return Config(source=where, problems=(f"{where}: [tool.{SECTION}] must be a table",))
@@ -64,8 +81,50 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
             records = _string_list(value, key, where, problems)
         else:
             problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records)")
-    resolved = tuple(str((base / r).resolve()) for r in records or ())
-    return Config(select, ignore or (), resolved, where, tuple(problems))
+    if select:
+        select = known_rules_only(select, f"{where}: `select`", problems)
+        if not select:  # an empty select would run no rule at all
+            problems.append(f"{where}: `select` names no known rule; using the default (all rules)")
+            select = None
+    if ignore is not None:
+        ignore = known_rules_only(ignore, f"{where}: `ignore`", problems, prefixes=False)
+    return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()))
+
+
+def rule_keys() -> tuple[set[str], set[str]]:
+    """(codes, names) of the rules."""
+    from .rules import RULE_CLASSES
+
+    return {c.code for c in RULE_CLASSES}, {c.name for c in RULE_CLASSES}
+
+
+def unknown_rules(values: Iterable[str], *, prefixes: bool = True) -> list[str]:
+    """Entries that select no rule, as the engine reads them: a code, a name or (for
+    ``select`` only) a code prefix such as ``PAL00``."""
+    codes, names = rule_keys()
+    out = []
+    for raw in values:
+        v = raw.strip()
+        if v in codes or v in names:
+            continue
+        if prefixes and v and any(c.startswith(v) for c in codes):
+            continue
+        out.append(raw)
+    return out
+
+
+def known_rules_hint() -> str:
+    codes, _ = rule_keys()
+    return f"known: {', '.join(sorted(codes))} or their names (`pallas-lsp rules`)"
+
+
+def known_rules_only(values: tuple[str, ...], what: str, problems: list[str], *,
+                     prefixes: bool = True) -> tuple[str, ...]:
+    """``values`` without unknown rules; each unknown one is reported as a problem of ``what``."""
+    unknown = unknown_rules(values, prefixes=prefixes)
+    for u in unknown:
+        problems.append(f"{what}: unknown rule `{u}` ({known_rules_hint()}); ignored")
+    return tuple(v for v in values if v not in unknown)
 
 
 @lru_cache(maxsize=512)
@@ -84,7 +143,9 @@ def _load_pyproject(path: str, mtime_ns: int) -> Config | None:
 
 
 def find_config(file_path: str | Path, stop_at: Path | None = None) -> Config:
-    """The config of the nearest pyproject.toml (with a [tool.pallas-lsp] table) above a file."""
+    """The config of the nearest pyproject.toml (with a [tool.pallas-lsp] table) above a file,
+    its record paths checked (:func:`confine_records`). ``stop_at`` (the server's workspace
+    root) ends the search upward."""
     start = Path(file_path).resolve()
     folder = start if start.is_dir() else start.parent
     for d in (folder, *folder.parents):
@@ -96,21 +157,74 @@ def find_config(file_path: str | Path, stop_at: Path | None = None) -> Config:
         if st is not None:
             cfg = _load_pyproject(str(candidate), st.st_mtime_ns)
             if cfg is not None:
-                if stop_at is not None:
-                    # Re-check record paths against the workspace boundary.
-                    return _confine(cfg, stop_at)
-                return cfg
-        if stop_at is not None and d == stop_at:
+                # Checked on every call, not cached with the file: a link or a records
+                # folder may change while the pyproject.toml does not.
+                return confine_records(cfg, d)
+        if stop_at is not None and d == stop_at.resolve():
             break
     return Config()
 
 
-def _confine(cfg: Config, workspace: Path) -> Config:
-    kept, problems = [], list(cfg.problems)
-    for r in cfg.records:
+MAX_RECORD_FILES_PER_FOLDER = 1000
+
+
+def _real(path: Path) -> Path | None:
+    """The path with every link followed; None for a link loop (refused like any path
+    outside, so the message says nothing about where the loop is)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def _inside(path: Path, project: Path) -> bool:
+    try:
+        path.relative_to(project)
+        return True
+    except ValueError:
+        return False
+
+
+def confine_records(cfg: Config, project: Path) -> Config:
+    """``cfg`` with the record paths of its pyproject.toml that lie inside ``project`` (the
+    folder of that file), resolved, as ``records``; every other one refused as a problem.
+
+    The message is the same whatever the path names (a file, a folder, a link, nothing at
+    all), so a workspace cannot learn from it what exists outside. A records folder inside the
+    project contributes its ``*.json`` files, each checked the same way (a link in it may
+    point anywhere)."""
+    if not cfg.project_records:
+        return cfg
+    root = project.resolve()
+    kept: list[str] = []
+    problems = list(cfg.problems)
+
+    def refuse(shown: str) -> None:
+        problems.append(f"{cfg.source}: records path outside the project: {shown} (refused)")
+
+    for entry in cfg.project_records:
+        # resolve() follows every link (also ``..`` after a link), then containment is checked
+        # on the real path.
+        target = _real(root / entry)
+        if target is None or not _inside(target, root):
+            refuse(entry)
+            continue
+        if not target.is_dir():
+            kept.append(str(target))  # inside: a missing file is reported when it is loaded
+            continue
         try:
-            Path(r).relative_to(workspace.resolve())
-            kept.append(r)
-        except ValueError:
-            problems.append(f"{cfg.source}: records path `{r}` is outside the workspace; ignored")
-    return Config(cfg.select, cfg.ignore, tuple(kept), cfg.source, tuple(problems))
+            children = sorted(c for c in os.listdir(target) if c.endswith(".json"))
+        except OSError as exc:
+            problems.append(f"{cfg.source}: records folder {entry}: cannot list: {exc.strerror}")
+            continue
+        if len(children) > MAX_RECORD_FILES_PER_FOLDER:
+            problems.append(f"{cfg.source}: records folder {entry}: more than {MAX_RECORD_FILES_PER_FOLDER} "
+                            f"*.json files; only the first {MAX_RECORD_FILES_PER_FOLDER} are read")
+            children = children[:MAX_RECORD_FILES_PER_FOLDER]
+        for child in children:
+            real = _real(target / child)
+            if real is not None and _inside(real, root):
+                kept.append(str(real))
+            else:
+                refuse(os.path.join(entry, child))
+    return replace(cfg, records=tuple(dict.fromkeys(kept)), problems=tuple(problems))
