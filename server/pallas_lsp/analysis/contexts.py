@@ -74,6 +74,12 @@ class Context:
     params_site: object = field(default=None, compare=False, hash=False)
     # The launch's own interpret= keyword decides the mode (a fix may remove it).
     from_launch_keyword: bool = False
+    # The callers' invocations this context came through, innermost first: ((function, call
+    # site), ...). A launcher called twice (``make(body_a)``, ``make(body_b, interpret=...)``)
+    # runs each call's own kernel in that call's mode.
+    via: tuple = field(default=(), compare=False, hash=False)
+    # The kernels this context runs (None: all of the launch's kernels).
+    kernels: tuple | None = field(default=None, compare=False, hash=False)
 
     @property
     def mode_line(self) -> int | None:
@@ -104,6 +110,12 @@ class ContextSet:
     def add(self, c: Context) -> None:
         for old in self.contexts:
             if old.mode == c.mode and old.inline_mgpu == c.inline_mgpu and old.mode_line == c.mode_line \
-                    and old.certain == c.certain:
+                    and old.certain == c.certain and _same_kernels(old.kernels, c.kernels):
                 return
         self.contexts.append(c)
+
+
+def _same_kernels(a: tuple | None, b: tuple | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))

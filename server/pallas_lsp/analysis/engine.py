@@ -83,6 +83,11 @@ class Candidate:
     fixes: tuple[Fix, ...] = ()
     path: str | None = None  # the module of the construct
     launch_path: str | None = None  # the module of the launch
+    kernel: str | None = None  # the kernel that reaches the construct (None: the launch's first)
+
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel or self.launch.kernel_name
 
 
 class LaunchList:
@@ -170,6 +175,8 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
             text += ", which interprets on CPU hosts"
     elif ctx.cuda_lowering:
         text = f"compiled for CUDA ({how}{where})"
+    elif how.endswith(" (default)"):
+        text = f"compiled (the default `{how[:-len(' (default)')]}`{', ' + where.strip()[1:-1] if where else ''})"
     else:
         text = f"compiled ({how}{where})"
     return text
@@ -370,10 +377,18 @@ class Engine:
     def _check(self, launch: Launch, reached: list[Reached], ev: Evaluator, index: ModuleIndex, rules: list[object],
                construct_rules: list[object], launches: list[Launch], callee_cache: dict,
                candidates: list[Candidate]) -> None:
-        view = LaunchView(launch, ev, index, reached, launches)
+        whole = LaunchView(launch, ev, index, reached, launches)
+        per_kernels: dict[tuple[int, ...], LaunchView] = {}
         for ctx in launch.contexts:
             if ctx.mode == Mode.UNKNOWN:
                 continue
+            view = whole
+            if ctx.kernels is not None:  # this context runs only some of the launch's kernels
+                key = tuple(id(k) for k in ctx.kernels)
+                view = per_kernels.get(key)  # type: ignore[assignment]
+                if view is None:
+                    view = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches)
+            reached = view.reached
             for rule in rules:
                 for cand in rule.check_launch(view, ctx):  # type: ignore[attr-defined]
                     candidates.append(cand)
@@ -398,7 +413,7 @@ class Engine:
                                 rule, index.span(cs.node, cs.scope), (rule.code, id(cs.node)), launch, ctx,
                                 err, rule.headline(hit), r.chain + (cs,),  # type: ignore[attr-defined]
                                 tuple(rule.related(hit)), tuple(rule.fixes(hit)),  # type: ignore[attr-defined]
-                                path=index.path_of(cs.scope)))
+                                path=index.path_of(cs.scope), kernel=_kernel_label(r.root)))
 
     def _active(self, select, ignore) -> list[object]:
         sel = {s.strip() for s in select} if select else None
@@ -424,7 +439,7 @@ class Engine:
             first = group[0]
             rule = first.rule
             certain = any(c.context.certain for c in group)
-            kernel = first.launch.kernel_name
+            kernel = first.kernel_name
             where = ""
             if first.launch_path and first.launch_path != first.path:
                 where = f" (launch at {_rel(first.launch_path, first.path)}:{first.launch.line})"
@@ -448,7 +463,7 @@ class Engine:
                     related.append(Related(span, text, rel_path))
 
             for c in group:
-                add(c.launch.anchor, f"kernel `{c.launch.kernel_name}` launched here ({c.context.words})",
+                add(c.launch.anchor, f"kernel `{c.kernel_name}` launched here ({c.context.words})",
                     c.launch_path)
                 for e in c.context.evidence:
                     add(e.span, f"mode decided here: {e.note}", e.path or c.launch_path)
@@ -532,6 +547,12 @@ def _secondary(f: Finding, here: str, there: str) -> Finding | None:
     related = (Related(f.span, "the construct that fails", there),) + tuple(
         Related(r.span, r.message, None if r.path == here else (r.path or there)) for r in f.related if r is not anchor)
     return replace(f, span=anchor.span, message=msg, related=related, fixes=(), path=None, secondary=True)
+
+
+def _kernel_label(kernel) -> str | None:
+    if kernel is None:
+        return None
+    return kernel.name if kernel.kind != "lambda" else "<lambda>"
 
 
 def _base_check_construct():

@@ -528,10 +528,11 @@ class Evaluator:
                 return None
         return None
 
-    def functions_of(self, v: Value, depth: int = 0) -> list[Scope]:
+    def functions_of(self, v: Value, depth: int = 0, via: tuple = ()) -> list[Scope]:
         """Every local function a callable value may run: through partials and decorators,
         lists of bodies (MPMD kernels), parameters filled by callers, and factories that
-        return a nested def."""
+        return a nested def. ``via``: ((function, call site), ...) — a parameter of such a
+        function is filled only by that call (one caller's context)."""
         one = self.function_of(v)
         if one is not None:
             return [one]
@@ -540,17 +541,20 @@ class Evaluator:
         out: list[Scope] = []
         if isinstance(v, TupleVal):
             for n, s, o in v.items:
-                out += self.functions_of(self.value(n, s, o), depth + 1)
+                out += self.functions_of(self.value(n, s, o), depth + 1, via)
         elif isinstance(v, ParamVal):
+            chosen = [site for fn, site in via if fn is v.scope]
             for inv in self.callers_of(v.scope):
+                if chosen and inv.site is not chosen[0]:
+                    continue
                 b = self.bind_param(inv, v.name)
                 if b is not None and b.node is not None and b.scope is not None:
-                    out += self.functions_of(self.value(b.node, b.scope, b.order), depth + 1)
+                    out += self.functions_of(self.value(b.node, b.scope, b.order), depth + 1, via)
         elif isinstance(v, CallVal):
             factory = self.function_of(v.func)
             if factory is not None:
                 for r in factory.returns:
-                    out += self.functions_of(self.value(r, factory, None), depth + 1)
+                    out += self.functions_of(self.value(r, factory, None), depth + 1, via)
         seen: set[int] = set()
         return [s for s in out if not (id(s) in seen or seen.add(id(s)))]
 

@@ -31,6 +31,9 @@ class Launch:
     bound_names: tuple[str, ...] = ()  # names the built launch is bound to
     contexts: list[Context] = field(default_factory=list)
     option_sites: dict[str, CallSite] = field(default_factory=dict)  # the call each keyword is written in
+    # Built by calling a wrapper (``make(body, interpret=...)``): ((wrapper, this call),), so
+    # the wrapper's parameters are read at this call only.
+    via: tuple = ()
 
     def __repr__(self) -> str:
         return f"<Launch {self.api.short} kernel={self.kernel_name} line={self.line}>"
@@ -155,7 +158,8 @@ class LaunchFinder:
         options = self._options(sites)
         return Launch(lapi, cs, cs.scope, self.ev.functions_of(kval), kval, options,
                       _head(self.index.span(cs.node.func, cs.scope)), None,
-                      cs.targets if cs.use == "assign" else (), option_sites=self._option_sites(sites))
+                      cs.targets if cs.use == "assign" else (), option_sites=self._option_sites(sites),
+                      via=((fn, sites[-1]),))
 
     def items(self) -> list[CallSite | DecoratorSite]:
         """The calls, then the decorators, that may build a launch (in module order; a launch
@@ -605,14 +609,25 @@ class ContextResolver:
         span = self.index.span(node, scope)
         note = f"interpret={self.index.code_of(node, scope)}"
         results: list[Context] = []
-        for ctx in self.classify_all(node, scope, order, span, note):
+        for ctx in self.classify_all(node, scope, order, span, note, via=launch.via):
             if ctx.mode == Mode.COMPILED:
                 results.append(self.compiled(launch, cuda_lowering, ctx.evidence))
             else:
                 # The launch's own keyword decides when the value is written right there.
                 direct = ctx.mode_line == span.line and not ctx.caller
                 results.append(replace(ctx, from_launch_keyword=direct))
+        results = [self._with_kernels(launch, c) for c in results]
         return results or [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
+
+    def _with_kernels(self, launch: Launch, ctx: Context) -> Context:
+        """A context that came through a caller's call runs the kernel that same call passes
+        (``make(body_a)`` compiled, ``make(body_b, interpret=...)`` interpreted)."""
+        if not ctx.via or len(launch.kernels) < 2:
+            return ctx
+        mine = self.ev.functions_of(launch.kernel_value, via=ctx.via)
+        if not mine or len(mine) == len(launch.kernels):
+            return ctx
+        return replace(ctx, kernels=tuple(mine))
 
     def compiled(self, launch: Launch, cuda_lowering: Span | None, evidence=()) -> Context:
         mode = Mode.COMPILED
@@ -650,7 +665,7 @@ class ContextResolver:
         return p if p != self.index.path else None
 
     def classify_all(self, node: ast.expr, scope: Scope, order: Order, span: Span, note: str,
-                     depth: int = 0, seen: set | None = None) -> list[Context]:
+                     depth: int = 0, seen: set | None = None, via: tuple = ()) -> list[Context]:
         """The contexts an ``interpret=`` value selects (several when callers differ)."""
         seen = set() if seen is None else seen
         if depth > _MAX_CALLER_DEPTH:
@@ -659,9 +674,9 @@ class ContextResolver:
         if cpu:
             return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
         v = self.ev.value(node, scope, order)
-        return self._classify_value(v, node, scope, order, span, note, depth, seen)
+        return self._classify_value(v, node, scope, order, span, note, depth, seen, via)
 
-    def _classify_value(self, v, node, scope, order, span, note, depth, seen) -> list[Context]:
+    def _classify_value(self, v, node, scope, order, span, note, depth, seen, via=()) -> list[Context]:
         ev = (Evidence(span, note, self._path(scope)),)
         if isinstance(v, Const):
             if v.value is True:
@@ -688,10 +703,13 @@ class ContextResolver:
                                   self._path(v.site.scope)),)
             return [Context(Mode.TPU_INTERPRET, ev + extra)]
         if isinstance(v, ParamVal):
-            return self._from_callers(v, span, note, depth, seen)
+            return self._from_callers(v, span, note, depth, seen, via)
         return [Context(Mode.UNKNOWN, ev)]
 
-    def _from_callers(self, p: ParamVal, span: Span, note: str, depth: int, seen: set) -> list[Context]:
+    def _from_callers(self, p: ParamVal, span: Span, note: str, depth: int, seen: set,
+                      via: tuple = ()) -> list[Context]:
+        """The contexts the callers of ``p``'s function give it (``via``: ((function, call), ...)
+        — for such a function only that call counts: a launch built by that very call)."""
         here = self._path(p.scope)
         key = (id(p.scope), p.name)
         if key in seen:
@@ -699,6 +717,9 @@ class ContextResolver:
         seen = seen | {key}
         results: list[Context] = []
         invs = [i for i in self.ev.callers_of(p.scope) if i.how != "passed"]
+        chosen = [site for fn, site in via if fn is p.scope]
+        if chosen:
+            invs = [i for i in invs if i.site is chosen[0]]
         bindings = []
         for inv in invs:
             b = self.ev.bind_param(inv, p.name)
@@ -711,7 +732,8 @@ class ContextResolver:
             if default is not None and p.scope.parent is not None:
                 dspan = self.index.span(default, p.scope.parent)
                 for c in self.classify_all(default, p.scope.parent, None, dspan,
-                                           f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen):
+                                           f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen,
+                                           via):
                     results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))
             else:
                 results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))
@@ -731,14 +753,15 @@ class ContextResolver:
                 # The default decides; the call that leaves it out comes next in the evidence.
                 bnote = f"{p.name}={self.index.code_of(b.node, b.scope)} (default)"
                 sub = self.classify_all(b.node, b.scope, None, self.index.span(b.node, b.scope), bnote,
-                                        depth + 1, seen)
+                                        depth + 1, seen, via)
                 call_ev = Evidence(self.index.span(inv.site.node, inv.site.scope),
                                    f"called from {where} without {p.name}", self._path(inv.site.scope))
                 sub = [replace(c, evidence=c.evidence[:1] + (call_ev,) + c.evidence[1:], caller=c.caller or where)
                        for c in sub]
             else:
-                sub = self.classify_all(b.node, b.scope, b.order, bspan, bnote, depth + 1, seen)
+                sub = self.classify_all(b.node, b.scope, b.order, bspan, bnote, depth + 1, seen, via)
                 sub = [replace(c, caller=c.caller or where) for c in sub]
+            sub = [replace(c, via=c.via + ((p.scope, inv.site),)) for c in sub]
             for c in sub:
                 # (replace keeps the params site: a fix edits the InterpretGPUParams(...) call.)
                 results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))

@@ -22,6 +22,7 @@ _MAX_REACHED = 400
 class Reached:
     scope: Scope
     chain: tuple[CallSite | DecoratorSite, ...]  # from the kernel down to this scope
+    root: Scope | None = None  # the kernel this was reached from
 
 
 def is_inline_mgpu(ev: Evaluator, v: Value) -> CallVal | None:
@@ -56,7 +57,7 @@ def _runs_decorated(ev: Evaluator, d: DecoratorSite) -> bool:
 
 
 def reach(ev: Evaluator, kernels: list[Scope]) -> list[Reached]:
-    out: list[Reached] = [Reached(k, ()) for k in kernels]
+    out: list[Reached] = [Reached(k, (), k) for k in kernels]
     seen = {id(k) for k in kernels}
     i = 0
     while i < len(out) and len(out) < _MAX_REACHED:
@@ -87,7 +88,7 @@ def reach(ev: Evaluator, kernels: list[Scope]) -> list[Reached]:
             for t in targets:
                 if id(t) not in seen:
                     seen.add(id(t))
-                    out.append(Reached(t, cur.chain + (cs,)))
+                    out.append(Reached(t, cur.chain + (cs,), cur.root))
         for d in scope.decorators:
             if id(d.target) in seen:
                 continue
@@ -97,5 +98,5 @@ def reach(ev: Evaluator, kernels: list[Scope]) -> list[Reached]:
                 continue
             if _runs_decorated(ev, d):
                 seen.add(id(d.target))
-                out.append(Reached(d.target, cur.chain + (d,)))
+                out.append(Reached(d.target, cur.chain + (d,), cur.root))
     return out
