@@ -976,9 +976,23 @@ def serve(tcp: str | None = None) -> int:
     from ..runtime import tune_gc
 
     tune_gc(batch=False)
+    # Our own transports (lsp/protocol.py): bounded reads, the LSP lifecycle, exit codes.
+    from .protocol import loopback_address, run_stdio, run_tcp
+
     if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+        try:
+            host, port = loopback_address(tcp)
+        except ValueError as exc:
+            print(f"pallas-lsp serve: {exc}", file=sys.stderr)
+            return 2
+        return run_tcp(server, host, port, on_session_end=_forget_client)
+    return run_stdio(server, sys.stdin.fileno(), sys.stdout.buffer)
+
+
+def _forget_client() -> None:
+    """Over TCP a client that leaves takes its documents with it: the next one starts afresh."""
+    for task in server.debounce.values():
+        task.cancel()
+    for state in (server.debounce, server.inflight, server.docs, server.notebooks, server.analysed,
+                  server.gens, server.deps):
+        state.clear()
