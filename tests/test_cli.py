@@ -93,3 +93,78 @@ def test_module_entry_point():
     p = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", CLEAN], capture_output=True, text=True,
                        cwd=ROOT)
     assert p.returncode == 0
+
+
+def test_unknown_rule_in_select_or_ignore_is_a_usage_error():
+    p = run("check", "--select", "PAL001,PAL999", CASE)
+    assert p.returncode == 2 and "--select: unknown rule PAL999" in p.stderr and p.stdout == ""
+    p = run("check", "--ignore", "no-such-rule", CASE)
+    assert p.returncode == 2 and "--ignore: unknown rule no-such-rule" in p.stderr
+    # Codes, names and code prefixes are rules.
+    assert run("check", "--select", "PAL00", "--ignore", "get-global-non-semaphore", CASE).returncode == 1
+
+
+def test_unknown_rule_in_pyproject_select_keeps_the_rules_on(tmp_path):
+    (tmp_path / "k.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nselect = ["NOPE999"]\n')
+    p = run("check", str(tmp_path))
+    assert p.returncode == 1 and "PAL001" in p.stdout
+    where = tmp_path / "pyproject.toml"
+    assert f"{where}: `select`: unknown rule `NOPE999`" in p.stderr
+    assert "`select` names no known rule; using the default (all rules)" in p.stderr
+
+
+def _outside_records(tmp_path):
+    """A project and, outside it, a folder with a file that is not JSON: read, it would be
+    reported as a bad record (telling the workspace that the file exists)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.json").write_text("root:x:0:0\n")
+    ws = tmp_path / "ws"
+    (ws / "recs").mkdir(parents=True)
+    (ws / "k.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    (ws / "link.json").symlink_to(outside / "secret.json")
+    (ws / "recs" / "evil.json").symlink_to(outside / "secret.json")
+    for i in range(8):  # enough files for `-j 2` to start workers
+        (ws / f"m{i}.py").write_text("x = 1\n")
+    return ws, outside
+
+
+def test_records_outside_the_project_are_refused_unread(tmp_path):
+    ws, outside = _outside_records(tmp_path)
+    depth = "../" * len(ws.resolve().parts)
+    entries = [str(outside / "secret.json"), str(outside / "missing.json"), str(outside), "/etc",
+               f"{depth}{str(outside / 'secret.json').lstrip('/')}", "../outside/missing.json", "link.json", "recs"]
+    (ws / "pyproject.toml").write_text(f"[tool.pallas-lsp]\nrecords = {entries!r}\n".replace("'", '"'))
+    for jobs in ("1", "2"):
+        p = run("check", "-j", jobs, str(ws))
+        assert p.returncode == 1 and "PAL001" in p.stdout
+        for e in entries[:-1] + ["recs/evil.json"]:
+            assert f"records path outside the project: {e} (refused)" in p.stderr
+        # Nothing was read: no record problem, and the same words for a file that exists and
+        # one that does not.
+        assert "bad record" not in p.stderr and "not valid JSON" not in p.stderr and "not found" not in p.stderr
+
+
+def test_records_given_on_the_command_line_may_be_anywhere(tmp_path):
+    ws, outside = _outside_records(tmp_path)
+    p = run("check", "--records", str(outside / "secret.json"), str(ws))
+    assert p.returncode == 1 and f"bad record: {outside / 'secret.json'}" in p.stderr  # read: the user chose it
+
+
+def test_text_output_cannot_inject_ci_commands(tmp_path):
+    """A file named with a newline must not start a `::error` workflow command line of its own
+    (GitHub Actions reads them from stdout and stderr)."""
+    evil = tmp_path / "a\n::error file=x::pwned\x1b[2K.py"
+    evil.write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nrecords = ["\\n::error file=y::pwned"]\n')
+    p = run("check", str(tmp_path))
+    assert p.returncode == 1
+    lines = (p.stdout + p.stderr).splitlines()
+    assert not [ln for ln in lines if ln.lstrip().startswith("::") or "\x1b" in ln]
+    assert "a\\n::error file=x::pwned\\x1b[2K.py:9:11: PAL001" in p.stdout  # escaped, still readable
+    assert f"records file not found: {tmp_path}/\\n::error file=y::pwned\n" in p.stderr  # inside: may say so
+    # The github format escapes in its own way; json is JSON.
+    assert not [ln for ln in run("check", "--output-format", "github", str(tmp_path)).stdout.splitlines()
+                if not ln.startswith("::error file=")]
+    assert json.loads(run("check", "--output-format", "json", str(tmp_path)).stdout)[0]["path"] == str(evil)

@@ -23,16 +23,37 @@ def _split(values: list[str] | None) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+def _warn(message: str, out=None) -> None:
+    """One problem line on stderr. Problems quote paths and values from the checked tree
+    (a pyproject.toml, a records file): escaped like the text output, so none can start a line
+    of its own in a CI log."""
+    from .output import printable
+
+    print(f"pallas-lsp: {printable(message)}", file=out or sys.stderr)
+
+
+def _unknown_rule_flag(flag: str, values: Sequence[str], *, prefixes: bool) -> bool:
+    """Reports the entries of ``--select``/``--ignore`` that name no rule (a typo would
+    otherwise silently check nothing, or skip nothing). True when there was one."""
+    from .config import known_rules_hint, unknown_rules
+
+    bad = unknown_rules(values, prefixes=prefixes)
+    if bad:
+        _warn(f"{flag}: unknown rule {', '.join(bad)} ({known_rules_hint()})")
+    return bool(bad)
+
+
 def _store(extra: Sequence[str], problems_out) -> "object":
+    """The shipped records and the user's own (``--records``: any path, the user chose it)."""
     from .records import default_store
 
     store = default_store()
     for p in extra:
         if not Path(p).exists():
-            print(f"pallas-lsp: records path not found: {p}", file=problems_out)
+            _warn(f"records path not found: {p}", problems_out)
             continue
         for prob in store.add_path(p):
-            print(f"pallas-lsp: bad record: {prob}", file=problems_out)
+            _warn(f"bad record: {prob}", problems_out)
     return store
 
 
@@ -45,10 +66,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     for raw in args.paths:
         if not Path(raw).exists():
-            print(f"pallas-lsp: no such file or directory: {raw}", file=sys.stderr)
+            _warn(f"no such file or directory: {raw}")
             return 2
+    select, ignore = _split(args.select), _split(args.ignore) or ()
+    unknown = [_unknown_rule_flag("--select", select or (), prefixes=True),
+               _unknown_rule_flag("--ignore", ignore, prefixes=False)]
+    if any(unknown):
+        return 2
     store = _store(args.records or [], sys.stderr)
-    base = Config(select=_split(args.select), ignore=_split(args.ignore) or (),
+    base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []))
     from .runtime import tune_gc
 
@@ -60,13 +86,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         checker.program = Program(common_root(args.paths))
     seen_cfg_problems: set[str] = set()
+    loaded_records: set[str] = set()  # each records file once, however many files share it
     results = []
     if args.jobs and args.jobs > 1 and len(files) > 8:
         for path in files:
             for prob in checker.config_for(path).problems:
                 if prob not in seen_cfg_problems:
                     seen_cfg_problems.add(prob)
-                    print(f"pallas-lsp: config: {prob}", file=sys.stderr)
+                    _warn(f"config: {prob}")
         from .parallel import check_parallel
 
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
@@ -77,11 +104,17 @@ def cmd_check(args: argparse.Namespace) -> int:
             for prob in cfg.problems:
                 if prob not in seen_cfg_problems:
                     seen_cfg_problems.add(prob)
-                    print(f"pallas-lsp: config: {prob}", file=sys.stderr)
+                    _warn(f"config: {prob}")
+            # Only paths confine_records kept: inside the folder of their pyproject.toml.
             for rp in cfg.records:
-                if rp not in base.records and Path(rp).exists():
-                    for prob in store.add_path(rp):  # type: ignore[attr-defined]
-                        print(f"pallas-lsp: bad record: {prob}", file=sys.stderr)
+                if rp in base.records or rp in loaded_records:
+                    continue
+                loaded_records.add(rp)
+                if not Path(rp).exists():
+                    _warn(f"records file not found: {rp}")
+                    continue
+                for prob in store.add_path(rp):  # type: ignore[attr-defined]
+                    _warn(f"bad record: {prob}")
             results.append((str(path), checker.check_file(path)))
     fmt = args.output_format
     if fmt == "json":

@@ -1,8 +1,15 @@
-"""Formats for ``pallas-lsp check``: text, json, sarif, github."""
+"""Formats for ``pallas-lsp check``: text, json, sarif, github.
+
+File names and messages come from the checked tree, which may be a stranger's pull request:
+a file named ``"x\\n::error file=a.py::pwned"`` must not start a line of its own in a CI log
+(GitHub Actions reads ``::command`` lines from the whole log). The line formats escape: text
+with :func:`printable`, github with its own ``%0A`` encoding; json and sarif are JSON.
+"""
 from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from typing import Iterable, Sequence
 
 from . import __version__
@@ -21,6 +28,36 @@ def _show(p: str | None, default: str) -> str:
         except ValueError:
             return p
     return p
+
+
+# Explicit bidirectional controls reorder what a terminal shows ("Trojan Source"): escaped too.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` on one line, safe to print to a terminal or a CI log: control characters (C0,
+    DEL, C1: newlines, carriage returns, escape sequences), lone surrogates (undecodable bytes
+    of a file name), line and paragraph separators and
+    bidirectional controls become Python-style escapes (``\\n``, ``\\x1b``, ``\\u2028``); every
+    other character, non-ASCII letters included, stays as it is. Backslashes are kept (Windows
+    paths), so the escaping is for safety, not reversible."""
+    if text.isprintable() and not _BIDI_CONTROLS.intersection(text):
+        return text  # the common case, without a per-character walk
+    return "".join(_escape_char(ch) if _unsafe(ch) else ch for ch in text)
+
+
+def _unsafe(ch: str) -> bool:
+    # Cs: the lone surrogates that stand for undecodable bytes in a file name; printed raw they
+    # would stop the whole output with a UnicodeEncodeError.
+    return ch in _BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
 
 
 def finding_json(path: str, f: Finding) -> dict:
@@ -51,10 +88,11 @@ def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> st
             files += 1
         for f in fs:
             count += 1
-            lines.append(f"{path}:{f.span.line}:{f.span.col + 1}: {f.code} [{f.severity.value}] {f.message}")
+            lines.append(f"{printable(path)}:{f.span.line}:{f.span.col + 1}: {printable(f.code)} "
+                         f"[{f.severity.value}] {printable(f.message)}")
             if show_related:
                 for r in f.related:
-                    lines.append(f"    {_show(r.path, path)}:{r.span.line}: {r.message}")
+                    lines.append(f"    {printable(_show(r.path, path))}:{r.span.line}: {printable(r.message)}")
     lines.append(f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}."
                  if count else "No problems found.")
     return "\n".join(lines)
