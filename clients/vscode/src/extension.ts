@@ -166,7 +166,9 @@ async function startServer(): Promise<void> {
     command: cmd.command,
     args: serveArgs(cmd),
     transport: TransportKind.stdio,
-    options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    // PYTHONSAFEPATH (Python 3.11+, like -P): `python -m pallas_lsp` in the workspace folder
+    // must not put the folder on sys.path (a workspace pallas_lsp/ or json.py would run).
+    options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONSAFEPATH: "1" } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
