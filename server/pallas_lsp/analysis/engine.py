@@ -19,11 +19,11 @@ from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
 from .reach import Reached, reach
 from .scopes import CallSite, DecoratorSite
+from .suppression import Suppression, find_suppression, may_hold_suppression
 
 SYNTAX_CODE = "PAL900"
 UNKNOWN_SUPPRESSION_CODE = "PAL901"
 _MEMO_LIMIT = 512  # documents whose launch results are kept for their next edit
-_SUPPRESS = re.compile(r"#\s*pallas-lsp:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
 
 
 @dataclass
@@ -486,35 +486,28 @@ class Engine:
         return out
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
-        known = {r.code for r in self.rules} | {r.name for r in self.rules} | {SYNTAX_CODE}  # type: ignore[attr-defined]
-        if "pallas-lsp" not in index.text:  # (the common case: no comment to read)
+        known = {c.upper() for r in self.rules for c in (r.code, r.name)} | {SYNTAX_CODE}  # type: ignore[attr-defined]
+        if not may_hold_suppression(index.text):  # (the common case: no comment to read)
             return findings
         # Lines as the parser counts them (str.splitlines would also split at \f, \v, \x1c...).
         lines = index.lines()
-        comments: dict[int, set[str] | None] = {}
+        comments: dict[int, Suppression] = {}
         extra: list[Finding] = []
         for i, text in enumerate(lines, 1):
-            if "pallas-lsp" not in text:
+            found = find_suppression(text)
+            if found is None:
                 continue
-            m = _SUPPRESS.search(text)
-            if not m:
-                continue
-            if m.group(1) is None:
-                comments[i] = None
-                continue
-            codes = {c.strip() for c in m.group(1).split(",") if c.strip()}
-            comments[i] = codes
-            for c in sorted(codes - known):
-                col = m.start()
+            comments[i] = found
+            for c in sorted({c for c in found.codes or () if c.upper() not in known}):
                 extra.append(Finding(UNKNOWN_SUPPRESSION_CODE, "unknown-suppression", None, Severity.WARNING,
                                      f"Unknown pallas-lsp code `{c}` in ignore comment",
-                                     Span(i, col, i, m.end())))
+                                     Span(i, found.start, i, found.end)))
         if not comments:
             return findings + extra
         kept = []
         for f in findings:
-            codes = comments.get(f.span.line, False)
-            if codes is None or (codes and (f.code in codes or f.rule in codes)):
+            found = comments.get(f.span.line)
+            if found is not None and found.covers(f.code, f.rule):
                 continue
             kept.append(f)
         return kept + extra

@@ -5,14 +5,13 @@ Every fix a rule offers is checked against real JAX by the oracle suite
 """
 from __future__ import annotations
 
-import re
-
 import ast
 
 from . import api
 from .findings import Finding, Fix, TextEdit
 from .module import ModuleIndex, Span
 from .scopes import Scope
+from .suppression import find_suppression, with_code
 
 
 def _args_in_order(call: ast.Call) -> list[ast.AST]:
@@ -86,17 +85,13 @@ def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None
     return module, TextEdit(Span(line, 0, line, 0), f"import {module}\n")
 
 
-_SUPPRESS = re.compile(r"#\s*pallas-lsp:\s*ignore\[([^\]]*)\]")
-
-
 def suppression_fix(text_line: str, line: int, finding: Finding) -> Fix:
-    """"Ignore PALxxx on this line": add or extend a ``# pallas-lsp: ignore[...]`` comment."""
+    """"Ignore PALxxx on this line": extend the line's ``# pallas-lsp: ignore[...]`` comment (read
+    by the same parser as the engine's, in any letter case), or add one."""
     stripped = text_line.rstrip("\r\n")
-    m = _SUPPRESS.search(stripped)
-    if m:
-        codes = [c.strip() for c in m.group(1).split(",") if c.strip()]
-        codes.append(finding.code)
-        edit = TextEdit(Span(line, m.start(1), line, m.end(1)), ", ".join(codes))
+    found = find_suppression(stripped)
+    if found is not None and found.codes is not None:
+        edit = TextEdit(Span(line, found.codes_start, line, found.codes_end), with_code(found, finding.code))
     else:
         end = len(stripped)
         edit = TextEdit(Span(line, end, line, end), f"  # pallas-lsp: ignore[{finding.code}]")
