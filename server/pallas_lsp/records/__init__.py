@@ -8,11 +8,13 @@ one becomes a :class:`RecordProblem` naming the file and the field.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
+from urllib.parse import urlsplit
+
+from .patterns import PatternRefused, RecordPattern, compile_pattern
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -42,9 +44,18 @@ SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PATTERN_CHARS = 2000
-# Text matched against patterns is cut to this many characters per line, which bounds
-# the cost of any regex (Python's re has no timeout).
+# Text matched against patterns is cut to this many characters per line and lines (patterns
+# run on RE2, linear in the text; see patterns.py). The work of one match over all records is
+# bounded too: characters scanned plus a per-call cost, summed over records and lines.
 MAX_MATCH_LINE_CHARS = 4000
+MAX_MATCH_LINES = 20000
+MAX_MATCH_TEXT_CHARS = 2_000_000
+# One RE2 call costs about as much as scanning 1,500 characters (~6 us); 150 M units take
+# 0.5-1 s. The built-in records are always tried, user records until the bound is reached.
+MATCH_CALL_COST = 1500
+MAX_MATCH_WORK = 150_000_000
+MAX_LINK_CHARS = 2000
+BUILTIN_SOURCE = "<builtin>"
 
 
 @dataclass(frozen=True)
@@ -52,7 +63,7 @@ class ErrorRecord:
     id: str
     slug: str
     error_message: str
-    message_pattern: re.Pattern[str]
+    message_pattern: RecordPattern
     error_class: str
     documentation: str = ""
     trigger_scenarios: str = ""
@@ -64,12 +75,21 @@ class ErrorRecord:
     line_number: int | None = None
     prevention_tips: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    source: str = ""  # the file it came from ("<builtin>" for the shipped seed records)
+    source: str = ""  # the file it came from ("<builtin>/..." for the shipped seed records)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def title(self) -> str:
         return f"{self.error_class}: {self.error_message}"
+
+    @property
+    def builtin(self) -> bool:
+        return self.source.startswith(BUILTIN_SOURCE)
+
+    @property
+    def link(self) -> str:
+        """The record's upstream link (``githubUrl``) fit to show: https only, or ""."""
+        return https_link(self.github_url)
 
 
 @dataclass(frozen=True)
@@ -77,6 +97,9 @@ class RecordProblem:
     path: str
     where: str  # e.g. "record[2].messagePattern"
     message: str
+    # "error": the record (or file) was not loaded; "warning": it loaded, and the message says
+    # what was dropped or replaced.
+    severity: str = "error"
 
     def __str__(self) -> str:
         return f"{self.path}: {self.where}: {self.message}" if self.where else f"{self.path}: {self.message}"
@@ -88,18 +111,38 @@ def _type_name(t: type | tuple[type, ...]) -> str:
     return {str: "string", list: "list", int: "integer", dict: "object"}.get(t, t.__name__)
 
 
-def _check_pattern(pattern: str) -> str | None:
-    """Why a pattern is unusable, or None. Rejects nested unbounded quantifiers like (a+)+,
-    the classic catastrophic-backtracking shape."""
-    if len(pattern) > MAX_PATTERN_CHARS:
-        return f"pattern longer than {MAX_PATTERN_CHARS} characters"
+def https_link(url: Any) -> str:
+    """``url`` if it is an absolute ``https:`` link that is safe to put in Markdown and in an LSP
+    ``codeDescription.href``, else "". Characters that could end a Markdown link early are
+    percent-encoded."""
+    if not isinstance(url, str) or not url or len(url) > MAX_LINK_CHARS:
+        return ""
+    if any(ch.isspace() or ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F or ch == "\\" for ch in url):
+        return ""
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        return f"invalid regular expression: {exc}"
-    if re.search(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)[+*{]", pattern):
-        return "nested repetition (like (a+)+) can backtrack catastrophically; rewrite the pattern"
-    return None
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return ""
+    if parts.scheme != "https" or not url.lower().startswith("https://") or not host or "@" in parts.netloc:
+        return ""
+    return "".join(f"%{ord(ch):02X}" if ch in "()<>\"'`[]" else ch for ch in url)
+
+
+def _check_pattern(pattern: str) -> tuple[RecordPattern | None, str | None]:
+    """The compiled pattern, or why it is unusable (see patterns.py: catastrophic shapes are
+    refused, and everything else runs on a linear-time engine)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return None, f"pattern longer than {MAX_PATTERN_CHARS} characters"
+    try:
+        return compile_pattern(pattern), None
+    except PatternRefused as exc:
+        return None, str(exc)
+
+
+def _name(obj: dict) -> str:
+    slug = obj.get("slug")
+    return f"record '{slug}'" if isinstance(slug, str) and slug.strip() else "record"
 
 
 def parse_record(obj: Any, path: str, where: str) -> tuple[ErrorRecord | None, list[RecordProblem]]:
@@ -128,32 +171,41 @@ def parse_record(obj: Any, path: str, where: str) -> tuple[ErrorRecord | None, l
     if isinstance(version, int) and not isinstance(version, bool) and version not in SUPPORTED_SCHEMA_VERSIONS:
         problems.append(RecordProblem(path, f"{where}.schemaVersion", f"unsupported schema version {version} (supported: 2)"))
     pattern = obj.get("messagePattern")
+    compiled = None
     if isinstance(pattern, str) and pattern.strip():
-        why = _check_pattern(pattern)
+        compiled, why = _check_pattern(pattern)
         if why:
-            problems.append(RecordProblem(path, f"{where}.messagePattern", why))
+            problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
     if problems:
         return None, problems
+    github_url = obj.get("githubUrl") or ""
+    if github_url and not https_link(github_url):
+        # A link is decoration: drop it (from the record's raw data too) and keep the record.
+        problems.append(RecordProblem(path, f"{where}.githubUrl",
+                                      f"{_name(obj)}: not an https: link; the link is dropped and the record loads",
+                                      severity="warning"))
+        github_url = ""
+        obj = {k: v for k, v in obj.items() if k != "githubUrl"}
     line = obj.get("lineNumber")
     return ErrorRecord(
         id=obj["id"],
         slug=obj["slug"],
         error_message=obj["errorMessage"],
-        message_pattern=re.compile(obj["messagePattern"]),
+        message_pattern=compiled,
         error_class=obj["errorClass"],
         documentation=obj.get("documentation") or "",
         trigger_scenarios=obj.get("triggerScenarios") or "",
         common_situations=obj.get("commonSituations") or "",
         solutions=tuple(obj.get("solutions") or ()),
         example_fix=obj.get("exampleFix") or "",
-        github_url=obj.get("githubUrl") or "",
+        github_url=github_url,
         file_path=obj.get("filePath") or "",
         line_number=line if isinstance(line, int) else None,
         prevention_tips=tuple(obj.get("preventionTips") or ()),
         tags=tuple(obj.get("tags") or ()),
         source=path,
         raw=obj,
-    ), []
+    ), problems
 
 
 def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[RecordProblem]]:
@@ -201,6 +253,12 @@ def load_records_path(path: str | Path) -> tuple[list[ErrorRecord], list[RecordP
     return load_records_file(p)
 
 
+@dataclass(frozen=True)
+class MatchResult:
+    hits: list[tuple[ErrorRecord, str]]  # (record, the line it matched), best first
+    complete: bool  # False when the work bound stopped matching before every record was tried
+
+
 @dataclass
 class RecordStore:
     records: list[ErrorRecord] = field(default_factory=list)
@@ -210,27 +268,49 @@ class RecordStore:
         self._by_slug: dict[str, ErrorRecord] = {}
         self._by_id: dict[str, ErrorRecord] = {}
         for rec in list(self.records):
-            self._index(rec)
+            problem = self._index(rec)
+            if problem is not None:
+                self.problems.append(problem)
 
-    def _index(self, rec: ErrorRecord) -> None:
-        # A later file may override a record of the same slug (user data wins over builtin).
+    def _index(self, rec: ErrorRecord) -> RecordProblem | None:
+        """Index one record. A later record with the slug of an earlier one replaces it (a user
+        may correct or update a shipped record) and the replacement is reported, never silent."""
+        problem = None
         old = self._by_slug.get(rec.slug)
+        if old is not None and old != rec:
+            if old.builtin and not rec.builtin:
+                why = f"record '{rec.slug}' replaces the built-in record"
+            elif old.source == rec.source:
+                why = f"record '{rec.slug}' appears more than once; the last one is used"
+            else:
+                why = f"record '{rec.slug}' replaces the record of that name from {old.source}"
+            problem = RecordProblem(rec.source, "", why, severity="warning")
         if old is not None and old in self.records and old is not rec:
             self.records.remove(old)
+        same_id = self._by_id.get(rec.id)
+        if problem is None and same_id is not None and same_id.slug != rec.slug and same_id in self.records:
+            what = "the built-in record" if same_id.builtin else f"record '{same_id.slug}' from {same_id.source}"
+            problem = RecordProblem(rec.source, "", f"record '{rec.slug}' has the id '{rec.id}' of {what}; "
+                                    "looking up that id now finds this one", severity="warning")
         if rec not in self.records:
             self.records.append(rec)
         self._by_slug[rec.slug] = rec
         self._by_id[rec.id] = rec
+        return problem
 
-    def add(self, records: Iterable[ErrorRecord], problems: Iterable[RecordProblem] = ()) -> None:
+    def add(self, records: Iterable[ErrorRecord], problems: Iterable[RecordProblem] = ()) -> list[RecordProblem]:
+        """Add records; returns ``problems`` plus a warning for each record that replaced another."""
+        reported = list(problems)
         for rec in records:
-            self._index(rec)
-        self.problems.extend(problems)
+            problem = self._index(rec)
+            if problem is not None:
+                reported.append(problem)
+        self.problems.extend(reported)
+        return reported
 
     def add_path(self, path: str | Path) -> list[RecordProblem]:
         records, problems = load_records_path(path)
-        self.add(records, problems)
-        return problems
+        return self.add(records, problems)
 
     def by_slug(self, slug: str) -> ErrorRecord | None:
         return self._by_slug.get(slug)
@@ -241,14 +321,35 @@ class RecordStore:
     def match(self, text: str) -> list[tuple[ErrorRecord, str]]:
         """Records whose messagePattern matches a line of ``text`` (a message or a whole
         traceback), with the matching line; best (longest literal message) first."""
+        return self.match_text(text).hits
+
+    def match_text(self, text: str) -> MatchResult:
+        """:meth:`match`, saying whether every record was tried: the built-in ones always are,
+        the others while the work stays under ``MAX_MATCH_WORK``."""
+        lines = match_lines(text)
+        cost_per_record = sum(len(ln) + MATCH_CALL_COST for ln in lines)
         hits: dict[str, tuple[ErrorRecord, str]] = {}
-        lines = [ln[:MAX_MATCH_LINE_CHARS] for ln in text.splitlines()[:20000]]
+        work = 0
+        complete = True
         for rec in self.records:
+            if not rec.builtin:
+                if work + cost_per_record > MAX_MATCH_WORK:
+                    complete = False
+                    break
+                work += cost_per_record
             for ln in lines:
                 if rec.message_pattern.search(ln):
                     hits.setdefault(rec.slug, (rec, ln.strip()))
                     break
-        return sorted(hits.values(), key=lambda h: -len(h[0].error_message))
+        return MatchResult(sorted(hits.values(), key=lambda h: -len(h[0].error_message)), complete)
+
+
+def match_lines(text: str) -> list[str]:
+    """The lines of ``text`` that patterns are matched against: from its first
+    MAX_MATCH_TEXT_CHARS characters, at most MAX_MATCH_LINES lines, each cut to
+    MAX_MATCH_LINE_CHARS."""
+    text = text[:MAX_MATCH_TEXT_CHARS]
+    return [ln[:MAX_MATCH_LINE_CHARS] for ln in text.splitlines()[:MAX_MATCH_LINES]]
 
 
 def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
@@ -257,7 +358,7 @@ def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
     data = resources.files("pallas_lsp.records") / "data"
     for entry in sorted(data.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
-            r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"<builtin>/{entry.name}")
+            r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"{BUILTIN_SOURCE}/{entry.name}")
             records += r
             problems += p
     return records, problems

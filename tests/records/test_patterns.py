@@ -1,0 +1,170 @@
+"""messagePattern safety: catastrophic shapes are refused at load, naming file, record and
+field; whatever loads runs on a linear-time engine, so no pattern can stall explain."""
+import json
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pallas_lsp.records import (MAX_MATCH_WORK, RecordStore, builtin_records, default_store, load_records_file,
+                                parse_records_text)
+from pallas_lsp.records import patterns
+from pallas_lsp.records.patterns import PatternRefused, compile_pattern
+from tests.conftest import pallas_cli
+
+# Refused by the structure check (exponential under a backtracking matcher).
+CATASTROPHIC = [r"^((a)+)+$", r"^(a|a)*$", r"(a+)+$", r"(x|x?)+y", r"(a|b|ab)*c", r"((ab)*c)*d",
+                r"^(\w+\s?)+$", r"(?i:ab|AB)+c", r"(.*a){12}"]
+# Not refused by the structure check, yet exponential or high-degree polynomial for Python's re:
+# only the linear-time engine keeps these bounded.
+SLIPS_THROUGH = [r"^(a?){25}a{25}$", r".*a.*a.*a.*a.*a.*a.*a.*b"]
+
+
+def _record(slug, pattern, **extra):
+    return {"id": slug, "slug": slug, "errorMessage": "m", "messagePattern": pattern, "errorClass": "E", **extra}
+
+
+@pytest.mark.parametrize("pattern", [r"^((a)+)+$", r"^(a|a)*$"])
+def test_issue_patterns_refused_naming_file_record_and_field(tmp_path, pattern):
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps([_record("fine", "fine"), _record("evil-one", pattern)]))
+    records, problems = load_records_file(path)
+    assert [r.slug for r in records] == ["fine"]  # the valid record still loads
+    (problem,) = problems
+    text = str(problem)
+    assert str(path) in text and "record[1].messagePattern" in text and "record 'evil-one'" in text, text
+    assert "catastrophically" in text
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_catastrophic_shapes_refused(pattern):
+    with pytest.raises(PatternRefused, match="catastrophically"):
+        compile_pattern(pattern)
+
+
+@pytest.mark.parametrize("pattern", [r"(foo|bar)+", r"(ab|ac)*", r"(?:\d{2}:)+", r"got (.+?)", r"a{,3}b\Z",
+                                     r"(?x) spaced  out", r"\bword\b", r"(?i)Ref<[a-z]+>"])
+def test_ordinary_patterns_load_on_re2(pattern):
+    assert compile_pattern(pattern).engine == "re2"
+
+
+@pytest.mark.parametrize("pattern,why", [(r"(a)\1", "backreferences"), (r"(?=x)y", "lookahead"),
+                                         (r"(?>ab)c", "atomic"), (r"a++b", "possessive"),
+                                         (r"a{2000}", "more than 1000"), ("(unclosed", "invalid regular expression")])
+def test_what_re2_cannot_run_is_refused_not_changed(pattern, why):
+    with pytest.raises(PatternRefused, match=why):
+        compile_pattern(pattern)
+
+
+def test_deeply_nested_groups_are_refused_not_a_crash():
+    # re's own parser recursed past the stack (RecursionError escaped the loader).
+    records, problems = parse_records_text(json.dumps(_record("deep", "(" * 700 + "a" + ")" * 700)), "d.json")
+    assert records == [] and "nested too deeply" in str(problems[0]) and "record 'deep'" in str(problems[0])
+
+
+def test_builtin_patterns_run_on_re2_and_match_their_messages():
+    records, problems = builtin_records()
+    assert problems == [] and len(records) == 4
+    for rec in records:
+        assert rec.message_pattern.engine == "re2", rec.slug
+        message = rec.error_message.replace("{what}", "Ref<smem>{float32[128]}")
+        assert rec.message_pattern.search(f"{rec.error_class}: {message}"), rec.slug
+        assert rec.message_pattern.fullmatch(message), rec.slug
+        assert not rec.message_pattern.search("an unrelated message"), rec.slug
+
+
+DIFFERENTIAL_PATTERNS = [
+    r"get_global only supports semaphores, got (.+?)", r"Dynamic grid bounds not \(yet\) supported",
+    r"^\d+ items?$", r"\w+Error: .*", r"[^\W\d_]?x", r"[\W\d]+", r"\s+$", r"(?i)KEYERROR: <memory",
+    r"(?i:abc)D", r"a{2,3}?b", r"^(?:foo|bar)+$", r"[a-c\-x]+", r"\Aabc\Z", r"(?s)a.b", r"a.b", r"é+\u00e9",
+    r"[^a]", r"\D\S\W", r"(?a)\w+", r"x*?y", r"(?m)^b$",
+]
+DIFFERENTIAL_TEXTS = ["get_global only supports semaphores, got Ref", "Dynamic grid bounds not (yet) supported",
+                      "12 items", "1 item", "ValueError: boom", "x", "_x", "٣x", "a\nb", "ab  ", "KeyError: <MEMORY",
+                      "abcD", "ABCD", "ABCd", "aab", "aaab", "foobar", "foobaz", "a-x", "abc", "axb", "a\nb",
+                      "ééé", "é", "b", "ж", "\u00a0", "中", "x\u2028", "Zé", "aaaay", "a\nb\nc", ""]
+
+
+@pytest.mark.parametrize("pattern", DIFFERENTIAL_PATTERNS)
+def test_re2_translation_means_what_python_means(pattern):
+    try:
+        ours = compile_pattern(pattern)
+    except PatternRefused:
+        if pattern == r"[^\W\d_]?x":
+            return  # a negated class holding \W and more: refused (RE2 has no class intersection)
+        raise
+    python = re.compile(pattern)
+    for text in DIFFERENTIAL_TEXTS:
+        assert ours.search(text) == bool(python.search(text)), (pattern, text)
+        assert ours.fullmatch(text) == bool(python.fullmatch(text)), (pattern, text)
+
+
+_BOUNDED_SCRIPT = """
+import sys, time
+from pallas_lsp.records.patterns import compile_pattern
+p = compile_pattern(sys.argv[1])
+start = time.perf_counter()
+for text in ("a" * 4000 + "!", "a" * 3999, "a" * 50):
+    p.search(text)
+print(p.engine, round(time.perf_counter() - start, 3))
+"""
+
+
+@pytest.mark.parametrize("pattern", SLIPS_THROUGH)
+def test_a_pattern_the_structure_check_misses_still_matches_in_linear_time(pattern):
+    # In a subprocess: before the linear-time engine this ran for hours.
+    out = subprocess.run([sys.executable, "-c", _BOUNDED_SCRIPT, pattern], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    engine, seconds = out.stdout.split()
+    assert engine == "re2" and float(seconds) < 5
+
+
+def test_explain_with_hostile_records_returns_quickly(tmp_path):
+    records = [_record(f"evil-{i}", p) for i, p in enumerate(CATASTROPHIC + SLIPS_THROUGH)]
+    (tmp_path / "evil.json").write_text(json.dumps(records))
+    text = "\n".join(["a" * 4000 + "!", "a" * 3999, "a" * 50, "a" * 3000 + "b",
+                      "get_global only supports semaphores, got Ref<smem>"])
+    start = time.monotonic()
+    out = subprocess.run(pallas_cli() + ["explain", "--records", str(tmp_path / "evil.json"), text],
+                         capture_output=True, text=True, timeout=90)
+    assert time.monotonic() - start < 60
+    assert "get-global-only-supports-semaphores-got-what" in out.stdout
+    for i in range(len(CATASTROPHIC)):
+        assert f"record[{i}].messagePattern: record 'evil-{i}'" in out.stderr, out.stderr
+    # What slipped past the structure check loaded and matched (in linear time).
+    assert "evil-9" in out.stdout and "evil-10" in out.stdout
+
+
+def test_without_re2_only_single_repetition_patterns_load(monkeypatch):
+    monkeypatch.setattr(patterns, "_re2", None)
+    assert compile_pattern(r"get_global only supports semaphores, got (.+?)").engine == "re"
+    with pytest.raises(PatternRefused, match="google-re2"):
+        compile_pattern(SLIPS_THROUGH[1])
+    with pytest.raises(PatternRefused, match="catastrophically"):
+        compile_pattern(r"^((a)+)+$")
+
+
+def test_match_work_is_bounded_and_says_so(tmp_path):
+    many = [_record(f"user-{i}", rf"never matches {i}\d") for i in range(300)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(many))
+    store = default_store([path])
+    text = "\n".join(["get_global only supports semaphores, got Ref"] + ["x" * 100] * 19999)
+    start = time.monotonic()
+    result = store.match_text(text)
+    assert time.monotonic() - start < 20
+    assert not result.complete  # 300 records x 20,000 lines is over MAX_MATCH_WORK
+    assert [r.slug for r, _ in result.hits] == ["get-global-only-supports-semaphores-got-what"]  # built-ins tried
+    assert default_store([path]).match_text("short text").complete
+    assert MAX_MATCH_WORK > 0
+    from pallas_lsp.explain import explain_text, explanation_markdown
+    assert "too long to try against every error record" in explanation_markdown(explain_text(text, store), {})
+
+
+def test_lone_surrogates_in_text_do_not_break_matching():
+    store = RecordStore(builtin_records()[0])
+    hits = store.match("\ud800 get_global only supports semaphores, got x \udfff")
+    assert [r.slug for r, _ in hits] == ["get-global-only-supports-semaphores-got-what"]
