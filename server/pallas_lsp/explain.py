@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .records import MAX_MATCH_LINE_CHARS, ErrorRecord, RecordStore
+from .mdtext import code_block, code_span, link, prose
+from .records import ErrorRecord, RecordStore, match_lines
 
 # (pattern, record slug, what to say). Messages JAX 0.12 raises for the same root cause.
 ALTERNATIVE_MESSAGES: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -41,10 +42,19 @@ class Explanation:
     note: str = ""  # set when matched through an alternative message
 
 
-def explain_text(text: str, store: RecordStore) -> list[Explanation]:
-    out = [Explanation(rec, line) for rec, line in store.match(text)]
+class Explanations(list):
+    """The explanations found, best first; ``complete`` is False when the text was too long to
+    try against every record (the built-in ones always are)."""
+
+    complete: bool = True
+
+
+def explain_text(text: str, store: RecordStore) -> Explanations:
+    matched = store.match_text(text)
+    out = Explanations(Explanation(rec, line) for rec, line in matched.hits)
+    out.complete = matched.complete
     have = {e.record.slug for e in out}
-    for line in (ln[:MAX_MATCH_LINE_CHARS] for ln in text.splitlines()[:20000]):
+    for line in match_lines(text):
         for pattern, slug, note in ALTERNATIVE_MESSAGES:
             if slug in have or not pattern.search(line):
                 continue
@@ -56,35 +66,40 @@ def explain_text(text: str, store: RecordStore) -> list[Explanation]:
 
 
 def record_markdown(rec: ErrorRecord, *, heading: str = "###", rules: list[tuple[str, str]] = ()) -> str:
-    parts = [f"{heading} {rec.error_class}: {rec.error_message}", ""]
+    # Record text is data (a workspace may supply it): prose() keeps it from making links or
+    # HTML, and the only link is the record's https: githubUrl.
+    parts = [f"{heading} {prose(rec.error_class)}: {prose(rec.error_message)}", ""]
     if rec.documentation:
-        parts += ["**Why:** " + rec.documentation, ""]
+        parts += ["**Why:** " + prose(rec.documentation), ""]
     if rec.trigger_scenarios:
-        parts += ["**When it happens:** " + rec.trigger_scenarios, ""]
+        parts += ["**When it happens:** " + prose(rec.trigger_scenarios), ""]
     if rec.common_situations:
-        parts += ["**Common situations:** " + rec.common_situations, ""]
+        parts += ["**Common situations:** " + prose(rec.common_situations), ""]
     if rec.solutions:
-        parts += ["**How to fix:**", *[f"- {s}" for s in rec.solutions], ""]
+        parts += ["**How to fix:**", *[f"- {prose(s)}" for s in rec.solutions], ""]
     if rec.example_fix:
-        parts += ["**Example fix:**", "```python", rec.example_fix, "```", ""]
+        parts += ["**Example fix:**", *code_block(rec.example_fix), ""]
     if rules:
         parts += ["**Checked by:** " + ", ".join(f"`{c}` ({n})" for c, n in rules), ""]
     src = rec.file_path + (f":{rec.line_number}" if rec.line_number else "")
-    if rec.github_url:
-        parts.append(f"**Raised in:** [{src or 'source'}]({rec.github_url})")
+    if rec.link:
+        parts.append(f"**Raised in:** {link(src or 'source', rec.link)}")
     elif src:
-        parts.append(f"**Raised in:** {src}")
-    parts.append(f"*Record `{rec.slug}` (id {rec.id})*")
+        parts.append(f"**Raised in:** {prose(src)}")
+    parts.append(f"*Record {code_span(rec.slug)} (id {prose(rec.id)})*")
     return "\n".join(parts).rstrip() + "\n"
 
 
 def explanation_markdown(expl: list[Explanation], rules_by_slug: dict[str, list[tuple[str, str]]]) -> str:
+    incomplete = "" if getattr(expl, "complete", True) else (
+        "*The text is too long to try against every error record: only some were tried. "
+        "Explain a shorter excerpt (the error message itself).*\n")
     if not expl:
-        return "No known Pallas error record matches this text.\n"
+        return incomplete + ("No known Pallas error record matches this text.\n" if not incomplete else "")
     chunks = []
     for e in expl:
-        head = f"> `{e.matched_line[:300]}`\n\n"
+        head = f"> {code_span(e.matched_line[:300])}\n\n"
         if e.note:
             head += e.note + "\n\n"
         chunks.append(head + record_markdown(e.record, rules=rules_by_slug.get(e.record.slug, [])))
-    return "\n---\n\n".join(chunks)
+    return "\n---\n\n".join(chunks) + (f"\n---\n\n{incomplete}" if incomplete else "")

@@ -8,6 +8,7 @@ from .analysis.contexts import Context, Mode
 from .analysis.engine import AnalysisResult, describe_context
 from .analysis.findings import Finding
 from .analysis.launches import Launch
+from .mdtext import code_block, code_span, link, prose
 from .records import RecordStore
 from .rules import RULE_CLASSES
 
@@ -78,23 +79,23 @@ def finding_hover(f: Finding, store: RecordStore, *, env_jax: str | None = None)
         paras = [p.strip().replace("\n    ", " ") for p in doc.strip().split("\n\n")]
         if len(paras) > 1:
             parts += ["**Why:** " + " ".join(p.replace("\n", " ") for p in paras[1:2]), ""]
-    if rec is not None:
+    if rec is not None:  # record text is data (a workspace may supply it): no links or HTML from it
         if rec.documentation:
-            parts += [f"**Record:** {rec.documentation}", ""]
+            parts += [f"**Record:** {prose(rec.documentation)}", ""]
         if rec.trigger_scenarios:
-            parts += [f"**When it happens:** {rec.trigger_scenarios}", ""]
+            parts += [f"**When it happens:** {prose(rec.trigger_scenarios)}", ""]
         if rec.solutions:
-            parts += ["**How to fix:**", *[f"- {s}" for s in rec.solutions], ""]
+            parts += ["**How to fix:**", *[f"- {prose(s)}" for s in rec.solutions], ""]
     if f.fixes:
         parts += ["**Quick fixes:** " + "; ".join(fx.title for fx in f.fixes), ""]
     if rec is not None and rec.example_fix:
-        parts += ["**Example fix:**", "```python", rec.example_fix, "```", ""]
+        parts += ["**Example fix:**", *code_block(rec.example_fix), ""]
     footer = []
-    if rec is not None and rec.github_url:
+    if rec is not None and rec.link:
         src = rec.file_path + (f":{rec.line_number}" if rec.line_number else "")
-        footer.append(f"[{src}]({rec.github_url})")
+        footer.append(link(src or "source", rec.link))
     if rec is not None:
-        footer.append(f"record `{rec.slug}`")
+        footer.append(f"record {code_span(rec.slug)}")
     if rule is not None:
         footer.append("verified on jax " + ", ".join(rule.verified_on))
     if footer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+from .mdtext import code_span, link
 from .records import default_store
 from .rules import RULE_CLASSES
 
@@ -22,8 +23,8 @@ def rules_markdown() -> str:
         title, _, body = doc.partition("\n")
         out += ["", f"## {cls.code} {cls.name}", "", f"**{title.strip()}**", "", body.strip(), ""]
         if rec is not None:
-            out += [f"Record: `{rec.slug}` — `{rec.error_class}: {rec.error_message}` "
-                    f"([{rec.file_path}]({rec.github_url}))", ""]
+            out += [f"Record: {code_span(rec.slug)} — {code_span(rec.title)} "
+                    f"({link(rec.file_path or 'source', rec.link)})", ""]
         for kind, examples in (("Flagged (INVALID)", cls.INVALID), ("Not flagged (VALID)", cls.VALID)):
             for i, ex in enumerate(examples):
                 note = f" — {ex.note}" if ex.note else ""

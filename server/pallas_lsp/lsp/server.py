@@ -120,7 +120,7 @@ def diagnostics_of(a: Analysed, store: RecordStore, caps: "Caps") -> dict[str, l
     out: dict[str, list[lsp.Diagnostic]] = {uri: [] for uri in a.docs}
     for f in a.result.findings:
         rec = store.by_slug(f.record) if f.record else None
-        href = rec.github_url if rec is not None and rec.github_url and caps.code_description else None
+        href = rec.link if rec is not None and rec.link and caps.code_description else None  # https only
         got = to_diagnostic(f, a.locate, caps.encoding, related_support=caps.related, href=href, version=None)
         if got is not None:
             out.setdefault(got[0], []).append(got[1])
