@@ -14,7 +14,7 @@ import queue
 import sys
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote, urlparse
@@ -79,6 +79,24 @@ class Worker:
         fut = loop.create_future()
         self.q.put((fn, fut, loop))
         return fut
+
+
+class OpenTexts:
+    """The open documents' texts as the workspace worker reads them: a snapshot the event loop
+    takes when it submits a job. The loop changes the live documents map at every keystroke;
+    iterating it from the worker raised "dictionary changed size during iteration" and the
+    workspace-wide result was silently lost."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}  # absolute path -> text; rebound per job, never changed
+
+    def read(self, path: str) -> str | None:
+        text = self.texts.get(os.path.abspath(path))
+        if text is not None:
+            return text
+        from ..analysis.program import read_file
+
+        return read_file(path)
 
 
 def _set_result(fut: asyncio.Future, res: Any) -> None:
@@ -172,6 +190,10 @@ class PallasServer(LanguageServer):
         self.settings_gen = 0
         self.program = None  # analysis.program.Program over the workspace, once the root is known
         self.deps: dict[str, set[str]] = {}  # unit -> module paths its last analysis consulted
+        self.open_texts = OpenTexts()  # what the workspace worker reads for open documents
+        # unit -> set once the unit's current generation is superseded: how a worker, which never
+        # reads the live maps, tells that a queued job is stale.
+        self.stale_flags: dict[str, threading.Event] = {}
 
     # --- units ----------------------------------------------------------------------------
     def unit_of(self, uri: str) -> str:
@@ -184,7 +206,21 @@ class PallasServer(LanguageServer):
 
     def bump(self, unit: str) -> int:
         self.gens[unit] = self.gens.get(unit, 0) + 1
+        self.supersede(unit)
         return self.gens[unit]
+
+    def supersede(self, unit: str) -> None:
+        """The unit's text changed (or it closed): jobs for its earlier generations are stale."""
+        flag = self.stale_flags.pop(unit, None)
+        if flag is not None:
+            flag.set()
+
+    def stale_flag(self, unit: str) -> threading.Event:
+        """Set once the unit's current generation is superseded (read by the workers)."""
+        flag = self.stale_flags.get(unit)
+        if flag is None:
+            flag = self.stale_flags[unit] = threading.Event()
+        return flag
 
     # --- configuration ----------------------------------------------------------------------
     def config_for(self, unit: str) -> Config:
@@ -316,20 +352,23 @@ class PallasServer(LanguageServer):
         """Phase 2, on the workspace worker: the same module with imports, importers and callers
         across the workspace followed (jedi and other modules: possibly seconds when cold). Its
         result replaces phase 1's when the document has not moved on, and clients are told."""
-        caps = self.caps
+        caps = replace(self.caps)
         prev = self.analysed.get(unit)
+        stale = self.stale_flag(unit)
+        engine = self.engine
 
-        def work() -> Analysed | None:
-            if self.gens.get(unit, 0) != gen:
+        def work() -> tuple[Analysed, set[str]] | None:
+            # Runs on the workspace worker: only what was captured here, never the live maps.
+            if stale.is_set():
                 return None  # superseded while queued
             program.reset_accessed()
-            result = self.engine.analyse_in(program, path, select=cfg.select, ignore=cfg.ignore)
-            self.deps[unit] = program.reset_accessed()
+            result = engine.analyse_in(program, path, select=cfg.select, ignore=cfg.ignore)
+            deps = program.reset_accessed()
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit)
             a.diagnostics = diagnostics_of(a, store, caps)
-            return a
+            return a, deps
 
         async def finish() -> None:
             # Only once typing pauses: a burst of keystrokes would only queue work that the next
@@ -338,11 +377,14 @@ class PallasServer(LanguageServer):
             if self.gens.get(unit, 0) != gen:
                 return
             try:
-                a = await self.workspace_worker.submit(work)
+                got = await self.submit_workspace(work)
             except Exception:  # noqa: BLE001
                 log.exception("workspace analysis of %s failed", unit)
                 return
-            if a is None or self.gens.get(unit, 0) != gen:
+            if got is None:
+                return
+            a, self.deps[unit] = got
+            if self.gens.get(unit, 0) != gen:
                 return
             self.analysed[unit] = a
             if self.caps.pull:
@@ -362,14 +404,23 @@ class PallasServer(LanguageServer):
         if path is None:
             return None
         if self.program is None:
-            from ..analysis.program import Program, read_file
+            from ..analysis.program import Program
 
-            def read(p: str) -> str | None:
-                doc = self.open_paths.get(os.path.abspath(p))
-                return doc.text if doc is not None else read_file(p)
-
-            self.program = Program(self.root, read=read, environment=self.settings.python_environment)
+            self.program = Program(self.root, read=self.open_texts.read,
+                                   environment=self.settings.python_environment)
         return self.program if self.program.contains(path) else None
+
+    def submit_workspace(self, fn: Callable[[], Any]) -> asyncio.Future:
+        """Run ``fn`` on the workspace worker, reading the open documents as they are now: the
+        snapshot is taken here, on the event loop, and handed to the worker with the job."""
+        texts = {p: d.text for p, d in self.open_paths.items()}
+        reader = self.open_texts
+
+        def job() -> Any:
+            reader.texts = texts
+            return fn()
+
+        return self.workspace_worker.submit(job)
 
     @property
     def open_paths(self) -> dict[str, Document]:
@@ -387,7 +438,7 @@ class PallasServer(LanguageServer):
         path = os.path.abspath(path)
         if self.program is not None:
             program = self.program
-            self.workspace_worker.submit(lambda: program.forget(path))
+            self.submit_workspace(lambda: program.forget(path))
         for uri in list(self.docs):
             unit = self.unit_of(uri)
             if unit in self.notebooks or uri_to_path(unit) == path:
@@ -625,7 +676,7 @@ def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
     if server.program is not None and any(ch.type in (lsp.FileChangeType.Created, lsp.FileChangeType.Deleted)
                                           and ch.uri.endswith(".py") for ch in params.changes):
         program = server.program
-        server.workspace_worker.submit(program.files_changed)
+        server.submit_workspace(program.files_changed)
     for ch in params.changes:
         p = uri_to_path(ch.uri)
         if p and p.endswith(".py"):
@@ -692,6 +743,7 @@ def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
         server.module_changed(p)  # back to the text on disk
     server.analysed.pop(uri, None)
     server.gens.pop(uri, None)
+    server.supersede(uri)
     t = server.debounce.pop(uri, None)
     if t is not None:
         t.cancel()
@@ -763,6 +815,7 @@ def notebook_did_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
         server.engine.forget(uri_to_path(nb.uri) or nb.uri)
         server.analysed.pop(nb.uri, None)
         server.gens.pop(nb.uri, None)
+        server.supersede(nb.uri)
 
 
 # --- diagnostics (pull) ----------------------------------------------------------------------------
