@@ -33,3 +33,45 @@ def test_crlf_and_cr_line_breaks():
     text = "a = 1\r\ndef f():\r\n    pass\rb = 2\n"
     blocks = split_blocks(text)
     assert [b.start_line for b in blocks] == [1, 2, 4]
+
+
+PEP701 = ('import jax\nmsg = f"{\n    1 +  # one\n2}"\nother = f"{"nested"}" + f\'{x!r:>{w}}\'\n'
+          'doc = f"""{\n"}"}"""\n\n\ndef later(x):\n    return x\n')
+
+
+def test_pep701_fstrings_are_scanned_as_python_312_reads_them():
+    # Replacement fields hold line breaks, comments and strings in the same quotes.
+    blocks = split_blocks(PEP701)
+    assert [(b.start_line, b.text.splitlines()[0]) for b in blocks] == [
+        (1, "import jax"), (2, 'msg = f"{'), (5, "other = f\"{\"nested\"}\" + f'{x!r:>{w}}'"), (6, 'doc = f"""{'),
+        (10, "def later(x):")]
+    import sys
+    if sys.version_info >= (3, 12):
+        import ast
+
+        ast.parse(PEP701)  # (valid Python 3.12)
+
+
+def test_pep701_file_has_no_syntax_finding():
+    from pallas_lsp.analysis import analyse
+
+    assert [f.code for f in analyse(PEP701).findings] == []
+
+
+def test_older_fstrings_and_escapes_split_as_before():
+    text = 'a = f"{x}" "b" rf"\\{y}" f"{{z}}" f"\\N{DASH}" f\'{d["k"]:{w}.{p}}\'\nb = 1\n'
+    assert [b.start_line for b in split_blocks(text)] == [1, 2]
+
+
+def test_half_typed_fstring_field_does_not_swallow_the_next_def():
+    text = 'x = f"{\ndef g():\n    pass\n'
+    firsts = [b.text.splitlines()[0] for b in split_blocks(text)]
+    assert "def g():" in firsts
+
+
+def test_bracket_depth_counts_like_the_tokenizer():
+    from pallas_lsp.analysis.blocks import bracket_depth
+
+    assert bracket_depth("x = ((1), [2, {3: (4,)}])\n") == 4
+    assert bracket_depth("x = '((((' # ((((\n") == 0
+    assert bracket_depth('x = f"{((1))}"\n') == 3

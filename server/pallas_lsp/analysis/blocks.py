@@ -24,6 +24,12 @@ _STRING_END = {
     "'''": re.compile(r"(?:[^'\\]|\\[\s\S]|'(?!''))*'''"),
     '"""': re.compile(r'(?:[^"\\]|\\[\s\S]|"(?!""))*"""'),
 }
+# Inside an f-string (PEP 701, Python 3.12): what ends or nests in its literal text, in a
+# replacement field's expression, and in a format spec.
+_F_LITERAL = {q: re.compile(r"\\|\{\{|\}\}|\{|\}|" + re.escape(q) + (r"|\r\n|\r|\n" if len(q) == 1 else ""))
+              for q in ("'", '"', "'''", '"""')}
+_F_FIELD = re.compile(r"\'\'\'|\"\"\"|\'|\"|#|[(\[{]|[)\]}]|:|\\(?:\r\n|[\s\S])|\r\n|\r|\n")
+_STRING_PREFIX_CHARS = frozenset("rRbBuUfFtT")
 # A line at column 0 starting like this cannot be inside an expression: recover there.
 _HARD_START = re.compile(r"(?:async[ \t]+def|def|class|import)\b|from[ \t]+\S+[ \t]+import\b|@")
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
@@ -43,6 +49,168 @@ class Block:
     def wrapper(self) -> str:
         """Text put before ``text`` so that it parses alone (members keep their indentation)."""
         return "class _:\n" if self.kind == "member" else ""
+
+
+def _string_prefix(text: str, quote_at: int) -> str:
+    """The prefix letters of the string whose quote is at ``quote_at`` (``rf`` in ``rf"..."``)."""
+    j = quote_at
+    while j > 0 and quote_at - j < 3 and text[j - 1] in _STRING_PREFIX_CHARS:
+        j -= 1
+    if j < quote_at and j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_"):
+        return ""  # the end of a name (``elif"..."`` is not a prefix)
+    return text[j:quote_at]
+
+
+def _is_template(prefix: str) -> bool:
+    return "f" in prefix or "F" in prefix or "t" in prefix or "T" in prefix
+
+
+def scan_fstring(text: str, pos: int, quote: str, raw: bool) -> tuple[int | None, int]:
+    """Where the f-string whose body starts at ``pos`` ends (just after its closing quote), as
+    Python 3.12 reads it: replacement fields may hold strings in the same quotes, comments and
+    line breaks (PEP 701). Also the deepest bracket nesting inside its fields. None when it is
+    not terminated, or when a field runs into a line that can only start a statement.
+    Iterative: nested f-strings and brackets keep an explicit stack."""
+    n = len(text)
+    # Frames: ("lit", quote, raw) literal text; ("field", depth) an expression; ("spec",) a
+    # format spec (literal text that ends at the field's closing brace).
+    stack: list[tuple] = [("lit", quote, raw)]
+    depth = 0  # brackets (and open fields) nested inside the f-string
+    deepest = 0
+    while stack:
+        top = stack[-1]
+        kind = top[0]
+        if kind in ("lit", "spec"):
+            q = top[1] if kind == "lit" else _enclosing_quote(stack)
+            m = _F_LITERAL[q].search(text, pos)
+            if m is None:
+                return None, deepest
+            tok = m.group()
+            pos = m.end()
+            if tok == "\\":
+                is_raw = top[2] if kind == "lit" else False
+                if not is_raw and text.startswith("N{", pos):
+                    close = text.find("}", pos)
+                    pos = n if close < 0 else close + 1
+                elif pos < n and text[pos] != "{":
+                    pos += 2 if text.startswith("\r\n", pos) else 1
+            elif tok in ("{{", "}}"):
+                if kind == "spec" and tok == "}}":  # the spec ends, then its field
+                    pos -= 1
+                    stack.pop()
+                    depth -= 1
+                    stack.pop()
+                continue
+            elif tok == "{":
+                depth += 1
+                deepest = max(deepest, depth)
+                stack.append(("field", 0))
+            elif tok == "}":
+                if kind == "spec":
+                    stack.pop()  # the spec
+                    stack.pop()  # its field
+                    depth -= 1
+            elif tok in ("\r\n", "\r", "\n"):
+                return None, deepest  # a single-quoted f-string's text cannot break a line
+            else:  # the closing quote
+                if kind == "spec":
+                    return None, deepest
+                stack.pop()
+        else:  # a field's expression
+            m = _F_FIELD.search(text, pos)
+            if m is None:
+                return None, deepest
+            tok = m.group()
+            pos = m.end()
+            if tok in ("(", "[", "{"):
+                stack[-1] = ("field", top[1] + 1)
+                depth += 1
+                deepest = max(deepest, depth)
+            elif tok in (")", "]", "}"):
+                if tok == "}" and top[1] == 0:
+                    stack.pop()
+                    depth -= 1
+                else:
+                    stack[-1] = ("field", max(top[1] - 1, 0))
+                    depth = max(depth - 1, 0)
+            elif tok == ":":
+                if top[1] == 0:
+                    stack.append(("spec",))
+            elif tok == "#":
+                eol = _LINE_BREAK.search(text, pos)
+                pos = eol.start() if eol else n
+            elif tok[0] == "\\":
+                pass
+            elif tok in ("\r\n", "\r", "\n"):
+                if pos < n and _HARD_START.match(text, pos):
+                    return None, deepest  # a half-typed field: leave the next statement alone
+            else:  # a string inside the field
+                prefix = _string_prefix(text, m.start())
+                if _is_template(prefix):
+                    stack.append(("lit", tok, "r" in prefix or "R" in prefix))
+                else:
+                    end = _STRING_END[tok].match(text, pos)
+                    if end is None:
+                        return None, deepest
+                    pos = end.end()
+    return pos, deepest
+
+
+class _Ended:
+    """Where a scanned f-string ends, read like a regex match's ``end()``."""
+
+    __slots__ = ("_end",)
+
+    def __init__(self, end: int) -> None:
+        self._end = end
+
+    def end(self) -> int:
+        return self._end
+
+
+def _enclosing_quote(stack: list[tuple]) -> str:
+    for frame in reversed(stack):
+        if frame[0] == "lit":
+            return frame[1]
+    return '"'
+
+
+def bracket_depth(text: str) -> int:
+    """The deepest bracket nesting in a text, as the tokenizer counts it (strings and comments
+    skipped, f-string fields counted): Python refuses more than :data:`MAX_BRACKET_DEPTH`."""
+    depth = deepest = 0
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _SIGNIFICANT.search(text, pos)
+        if m is None:
+            break
+        kind = m.lastgroup
+        pos = m.end()
+        if kind == "o":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif kind == "x":
+            depth = max(depth - 1, 0)
+        elif kind == "c":
+            eol = _LINE_BREAK.search(text, pos)
+            pos = eol.start() if eol else n
+        elif kind == "q":
+            quote = m.group("q")
+            prefix = _string_prefix(text, m.start())
+            if _is_template(prefix):
+                end, inner = scan_fstring(text, pos, quote, "r" in prefix or "R" in prefix)
+                deepest = max(deepest, depth + inner)
+            else:
+                got = _STRING_END[quote].match(text, pos)
+                end = got.end() if got else None
+            if end is None:
+                eol = _LINE_BREAK.search(text, pos)
+                end = eol.start() if eol else n
+            pos = end
+    return deepest
+
+
+MAX_BRACKET_DEPTH = 200  # CPython's tokenizer (MAXLEVEL): "too many nested parentheses" beyond it
 
 
 def line_starts(text: str) -> list[int]:
@@ -102,7 +270,13 @@ def _logical_lines(text: str, starts: list[int], first: int = 0,
             pos = m.end()
         else:  # a string
             quote = m.group("q")
-            end = _STRING_END[quote].match(text, m.end())
+            at = m.start()
+            if at and text[at - 1] in _STRING_PREFIX_CHARS and _is_template(prefix := _string_prefix(text, at)):
+                # An f-string: its fields may hold quotes, comments and line breaks.
+                f_end = scan_fstring(text, m.end(), quote, "r" in prefix or "R" in prefix)[0]
+                end = None if f_end is None else _Ended(f_end)
+            else:
+                end = _STRING_END[quote].match(text, m.end())
             if end is not None:
                 pos = end.end()
             else:
