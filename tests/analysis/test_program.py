@@ -114,7 +114,10 @@ REEXPORT_SCRIPTS = {
     "kernels_alias": "run_alias.py",  # from .square import square as sq
     "outer/inner": "run_chain.py",  # two __init__ levels
     "kernels_all": "run_all.py",  # from .impl import *, impl.__all__ names the launcher
+    "kernels_mod": "run_module.py",  # import kernels_mod as km; km.square(...) (star __init__)
+    "kernels_sub": "run_submodule.py",  # import kernels_sub.square; kernels_sub.square.square(...)
 }
+# kernels_decoy is imported by run_decoy.py, which shadows the launcher with its own def: clean.
 
 
 def test_launchers_reexported_by_packages_reach_their_callers():
@@ -173,3 +176,13 @@ def test_from_package_import_name_follows_what_the_init_binds(tmp_path):
     prog = Program(tmp_path)
     assert _resolve(prog, main, "from star import cube", "cube").kind == "function"
     assert _resolve(prog, main, "from star import _hidden", "_hidden") is None
+
+
+def test_a_script_importing_the_package_sees_where_the_reexported_launch_fails():
+    """Open alone, each script shows the failure of the launch it reaches through the package
+    (the launch lives in a module the package's __init__ imports, not one the script names)."""
+    prog = Program(REEXPORT_WS)
+    for script in REEXPORT_SCRIPTS.values():
+        r = Engine().analyse_in(prog, str(REEXPORT_WS / script))
+        assert [(f.code, f.span.line, f.secondary) for f in r.findings] == [("PAL001", 6, True)], script
+    assert Engine().analyse_in(prog, str(REEXPORT_WS / "run_decoy.py")).findings == []

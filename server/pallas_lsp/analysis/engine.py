@@ -232,7 +232,7 @@ class Engine:
         index, ev = got
         rules = self._active(select, ignore)
         units = [path]
-        for p in program.importers_of(path) + sorted(program.imports_of(path)):
+        for p in program.importers_of(path) + sorted(program.imports_with_packages(path)):
             if p not in units:
                 units.append(p)
         candidates: list[Candidate] = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import ast
+import os
 
 from . import api
 from .incremental import Deps
@@ -233,12 +234,7 @@ class Evaluator:
             if isinstance(base, Ext):
                 return Ext(api.canonical(f"{base.name}.{attr}"))
             if isinstance(base, ModVal):
-                ev = self.program.evaluator(base.path) if self.program is not None else None  # type: ignore[attr-defined]
-                if ev is not None:
-                    bs = ev.index.scope.bindings.get(attr)
-                    if bs:
-                        return ev.binding_value(ev._pick(bs, None))
-                return Unknown(f"attribute {attr}")
+                return self._workspace_import_attribute(base, attr)
             if isinstance(base, ClassVal):
                 member = self.class_member(base.name, attr)
                 if member is not None:
@@ -367,10 +363,64 @@ class Evaluator:
         finally:
             box[0] -= 1
 
+    def _workspace_import_attribute(self, base: ModVal, attr: str) -> Value:
+        """``module.attr`` for a workspace module: what the module binds, else what a star
+        import gives it or the package's submodule of that name."""
+        ev = self.program.evaluator(base.path) if self.program is not None else None  # type: ignore[attr-defined]
+        if ev is None:
+            return Unknown(f"attribute {attr}")
+        bs = ev.index.scope.bindings.get(attr)
+        if bs:
+            return ev.binding_value(ev._pick(bs, None))
+        box = self._depth_box
+        if box[0] > _MAX_DEPTH // 2:
+            return Unknown("import chain not followed (too deep)")
+        box[0] += 1
+        try:
+            r = self.program.attribute(base.path, attr)  # type: ignore[attr-defined]
+            v = self._workspace_import_value(r) if r is not None else None
+        finally:
+            box[0] -= 1
+        return v if v is not None else Unknown(f"attribute {attr}")
+
+    def _workspace_importers(self, target: Scope) -> dict[str, set[str]]:
+        """The workspace modules that may call ``target`` (a function of this module), each with
+        the names it may reach it by besides its own imports: the modules importing this one,
+        and those importing a package whose ``__init__`` re-exports it (``import kernels`` then
+        ``kernels.square(...)``; ``as`` names and star imports of the __init__ included), up to
+        three package levels."""
+        program = self.program
+        out: dict[str, set[str]] = {}
+        todo: list[tuple[str, set[str], int]] = [(self.index.path, {target.name}, 0)]  # type: ignore[list-item]
+        while todo:
+            path, visible, level = todo.pop()
+            for imp in program.importers_of(path, depth=1):  # type: ignore[attr-defined]
+                if imp == self.index.path:
+                    continue
+                known = imp in out
+                out.setdefault(imp, set()).update(visible)
+                if known or level >= 3 or os.path.basename(imp) != "__init__.py":
+                    continue
+                ev = program.evaluator(imp)  # type: ignore[attr-defined]
+                if ev is None:
+                    continue
+                names = set()
+                for name in visible | self._workspace_import_names(ev, target):
+                    r = program.attribute(imp, name)  # type: ignore[attr-defined]
+                    if r is not None and r.path == self.index.path and r.name == target.name:
+                        names.add(name)
+                if names:
+                    todo.append((imp, names, level + 1))
+        return out
+
     def _workspace_import_at(self, b: Binding) -> Value | None:
         r = self.program.resolve_import(self.index.path, b.stmt, b.name, b.scope)  # type: ignore[attr-defined]
         if r is None:
             return None
+        return self._workspace_import_value(r)
+
+    def _workspace_import_value(self, r) -> Value | None:
+        """The value of a workspace definition found by import resolution."""
         if r.kind == "module":
             return ModVal(r.path)
         ev = self.program.evaluator(r.path)  # type: ignore[attr-defined]
@@ -601,11 +651,11 @@ class Evaluator:
             self.deps.read(target)
         out = self.local_callers(target, self.aliases_of(target))
         if self.program is not None and self.index.path and target.kind == "function":
-            for path in self.program.importers_of(self.index.path, depth=1):  # type: ignore[attr-defined]
+            for path, reexported in self._workspace_importers(target).items():
                 ev = self.program.evaluator(path)  # type: ignore[attr-defined]
                 if ev is None or ev is self:
                     continue
-                names = {target.name} | self._workspace_import_names(ev, target)
+                names = {target.name} | reexported | self._workspace_import_names(ev, target)
                 names |= ev.aliases_of_names(names)
                 out += ev.local_callers(target, names)
         return out

@@ -326,6 +326,19 @@ class Program:
         self._resolved[key] = res
         return res
 
+    def attribute(self, module_path: str, name: str) -> Resolved | None:
+        """What ``module.name`` is, for a workspace module: a name it binds (a re-export
+        followed to where it lives), one a star import gives it, or else, for a package,
+        its submodule ``name`` (``import pkg.kernels`` then ``pkg.kernels.build``)."""
+        path = os.path.abspath(module_path)
+        got = self._symbol(path, name)
+        if got is not None or os.path.basename(path) != "__init__.py":
+            return got
+        sub = self._module_file(Path(path).parent, name)
+        if sub is not None and self.contains(sub):
+            return Resolved(os.path.abspath(sub), 0, "module", name)
+        return None
+
     def _binds(self, module_path: str, name: str) -> bool:
         """Whether a module binds ``name`` at its top level (by itself or through a star import)."""
         path = os.path.abspath(module_path)
@@ -459,11 +472,50 @@ class Program:
             index = got[0]
             for name, bs in index.scope.bindings.items():
                 for b in bs:
-                    if b.kind == "import" and b.stmt is not None:
+                    if b.kind == "import" and isinstance(b.stmt, ast.ImportFrom) and name == "*":
+                        star = self._star_module(path, b.stmt)  # `from .square import *`
+                        if star is not None and star != path:
+                            out.add(star)
+                    elif b.kind == "import" and b.stmt is not None:
                         r = self.resolve_import(path, b.stmt, name, b.scope)
                         if r is not None:
                             out.add(r.path)
+                        if isinstance(b.stmt, ast.Import):
+                            out |= self._dotted_imports(path, b.stmt, name)
         self._set_imports(path, text, out)
+        return out
+
+    def imports_with_packages(self, path: str, depth: int = 3) -> set[str]:
+        """The modules a module imports, and for each package it imports, what that package's
+        ``__init__`` imports (up to ``depth`` levels): ``import kernels`` reaches the launch in
+        kernels/square.py through ``kernels.square(...)`` when the __init__ re-exports it."""
+        out = set(self.imports_of(path))
+        frontier = [p for p in out if os.path.basename(p) == "__init__.py"]
+        for _ in range(depth):
+            nxt = []
+            for init in frontier:
+                for p in self.imports_of(init):
+                    if p not in out and p != path:
+                        out.add(p)
+                        if os.path.basename(p) == "__init__.py":
+                            nxt.append(p)
+            frontier = nxt
+        return out
+
+    def _dotted_imports(self, from_path: str, stmt: ast.Import, local: str) -> set[str]:
+        """``import pkg.kernels`` binds ``pkg`` but imports pkg/kernels.py too (used as
+        ``pkg.kernels.build(...)``): the workspace files of its dotted names."""
+        out: set[str] = set()
+        for alias in stmt.names:
+            if alias.asname or "." not in alias.name or alias.name.split(".")[0] != local \
+                    or not self.may_be_workspace(alias.name, from_path):
+                continue
+            for base in self._roots_for(from_path):
+                mod = self._module_file(base, alias.name)
+                if mod is not None:
+                    if self.contains(mod):
+                        out.add(os.path.abspath(mod))
+                    break
         return out
 
     def _set_imports(self, path: str, text: str, out: set[str]) -> None:
