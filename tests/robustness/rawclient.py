@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -13,48 +15,97 @@ import time
 SERVER = [sys.executable, "-m", "pallas_lsp", "serve"]
 
 
+def _limit_memory(max_bytes: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
+    return apply
+
+
+class _Pipe:
+    """Where messages go: the server's stdin, or a socket."""
+
+    def __init__(self, write, close) -> None:
+        self.write = write
+        self.close = close
+
+
 class RawClient:
-    def __init__(self, env: dict | None = None, cwd: str | None = None) -> None:
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, cwd=cwd)
-        self.inbox: queue.Queue = queue.Queue()
+    """``memory_limit`` (bytes of address space) bounds a server fed hostile input: it fails
+    with MemoryError instead of taking the machine's memory."""
+
+    def __init__(self, env: dict | None = None, cwd: str | None = None, command: list[str] | None = None,
+                 memory_limit: int | None = None) -> None:
+        self.proc = subprocess.Popen(command or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, cwd=cwd,
+                                     preexec_fn=_limit_memory(memory_limit) if memory_limit else None)
         self.notifications: list[dict] = []
+        self.early: dict = {}  # responses that came while waiting for another
         self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
+        self.stderr_lines: list[str] = []
+        self.stderr_changed = threading.Condition()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self._attach(self.proc.stdout, _Pipe(self._write_stdin, lambda: None))
 
-    def _drain_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for _ in iter(self.proc.stderr.readline, b""):
-            pass
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        while True:
-            headers = {}
-            while True:
-                line = out.readline()
-                if not line:
-                    self.inbox.put(None)
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                k, _, v = line.decode("ascii", "replace").partition(":")
-                headers[k.strip().lower()] = v.strip()
-            body = out.read(int(headers.get("content-length", "0")))
-            msg = json.loads(body)
-            if "id" in msg and "method" in msg:  # a request from the server: answer it
-                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-                continue
-            self.inbox.put(msg)
-
-    # --- sending ------------------------------------------------------------------------
-    def raw(self, data: bytes) -> None:
+    def _write_stdin(self, data: bytes) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
+
+    def _attach(self, out, pipe: _Pipe) -> None:
+        self.pipe = pipe
+        self.inbox: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, args=(out, self.inbox), daemon=True).start()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in iter(self.proc.stderr.readline, b""):
+            with self.stderr_changed:
+                self.stderr_lines.append(line.decode("utf-8", "replace"))
+                del self.stderr_lines[:-500]  # the last lines are enough to diagnose a failure
+                self.stderr_changed.notify_all()
+
+    def wait_stderr(self, pattern: str, timeout: float = 30.0) -> "re.Match[str]":
+        """The first stderr line that matches ``pattern``."""
+        deadline = time.monotonic() + timeout
+        with self.stderr_changed:
+            while True:
+                for line in self.stderr_lines:
+                    if m := re.search(pattern, line):
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.alive():
+                    raise AssertionError(f"no stderr line matching {pattern!r} (rc={self.proc.poll()}):\n"
+                                         + "".join(self.stderr_lines[-20:]))
+                self.stderr_changed.wait(min(left, 0.5))
+
+    def _read(self, out, inbox: queue.Queue) -> None:
+        try:
+            while True:
+                headers = {}
+                while True:
+                    line = out.readline()
+                    if not line:
+                        inbox.put(None)
+                        return
+                    line = line.strip()
+                    if not line:
+                        break
+                    k, _, v = line.decode("ascii", "replace").partition(":")
+                    headers[k.strip().lower()] = v.strip()
+                body = out.read(int(headers.get("content-length", "0")))
+                msg = json.loads(body)
+                if "id" in msg and "method" in msg:  # a request from the server: answer it
+                    self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+                    continue
+                inbox.put(msg)
+        except (OSError, ValueError):  # the connection went away under us
+            inbox.put(None)
+
+    # --- sending ------------------------------------------------------------------------
+    def raw(self, data: bytes) -> None:
+        self.pipe.write(data)
 
     def send(self, msg: dict) -> None:
         body = json.dumps(msg).encode()
@@ -69,6 +120,8 @@ class RawClient:
         return self.next_id
 
     def wait(self, rid: int, timeout: float = 30.0) -> dict:
+        if rid in self.early:
+            return self.early.pop(rid)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -81,6 +134,8 @@ class RawClient:
                 return msg
             if "method" in msg:
                 self.notifications.append(msg)
+            elif "id" in msg:  # another request's answer: kept for its own wait
+                self.early[msg["id"]] = msg
         raise AssertionError(f"no response to request {rid} within {timeout}s")
 
     def request(self, method: str, params, timeout: float = 30.0) -> dict:
@@ -121,4 +176,33 @@ class RawClient:
                 return self.proc.wait(timeout=30)
             except Exception:  # noqa: BLE001
                 self.proc.kill()
+        return self.proc.wait(timeout=30)
+
+
+class TcpClient(RawClient):
+    """``pallas-lsp serve --tcp 127.0.0.1:0``: the port is read from the server's log;
+    ``connect``/``disconnect`` start and end a client session."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(command=SERVER + ["--tcp", "127.0.0.1:0"], **kw)
+        m = self.wait_stderr(r"listening on (\S+):(\d+)")
+        self.host, self.port = m.group(1), int(m.group(2))
+        self.sock: socket.socket | None = None
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), timeout=30)
+        sock.settimeout(None)
+        self.sock = sock
+        self._attach(sock.makefile("rb"), _Pipe(sock.sendall, sock.close))
+
+    def disconnect(self) -> None:
+        """Leave without shutdown or exit, as a crashed editor would."""
+        if self.sock is not None:
+            self.sock.shutdown(socket.SHUT_RDWR)
+            self.sock.close()
+            self.sock = None
+
+    def close(self) -> int:
+        self.disconnect()
+        self.proc.terminate()
         return self.proc.wait(timeout=30)

@@ -289,8 +289,8 @@ def loopback_address(spec: str) -> tuple[str, int]:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        raise ValueError(f"--tcp {spec}: {host!r} is not an IP address; "
-                         "use 127.0.0.1, ::1 or localhost") from None
+        raise ValueError(f"--tcp {spec}: {host!r} is not an IP address. The server listens on loopback "
+                         "only: use 127.0.0.1, ::1 or localhost") from None
     if not address.is_loopback:
         raise ValueError(f"--tcp {spec}: {host} is not a loopback address. The server listens on "
                          "loopback only (127.0.0.1, ::1, localhost): whoever can connect can drive it")
