@@ -19,11 +19,42 @@ from tests.conftest import CORPUS
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
+CLASS_SUITE = '''import unittest
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(x_ref, o_ref):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    o_ref[...] = x_ref[...]
+
+
+class BaseTest(unittest.TestCase):
+    INTERPRET = False
+
+    def pallas_call(self, *args, **kwargs):
+        return pl.pallas_call(*args, **kwargs, interpret=self.INTERPRET)
+
+    def test_it(self):
+        x = jnp.zeros((128,), jnp.float32)
+        self.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+class OtherTest(BaseTest):
+    INTERPRET = False
+'''
+
+
+
 def _sources() -> list[str]:
     texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
     for rule in all_rules():
         texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]  # type: ignore[attr-defined]
-    return texts
+    return texts + [CLASS_SUITE]  # (class attributes deciding the mode, defined below)
 
 
 SOURCES = _sources()
@@ -295,3 +326,24 @@ def test_a_caller_spelled_with_compatibility_characters_is_a_caller() -> None:
     got, want = engine.analyse(text, path), Engine().analyse(text, path)
     assert _signature(got) == _signature(want)
     assert [f.code for f in got.findings] == ["PAL001"]
+
+
+@pytest.mark.parametrize("old, new", [
+    # a subclass's attribute (another block) decides the mode of the kept launch
+    ("class OtherTest(BaseTest):\n    INTERPRET = False", "class OtherTest(BaseTest):\n    INTERPRET = True"),
+    # a new subclass, in a block of its own that binds only its own name
+    ("class OtherTest(BaseTest):", "class InterpretTest(BaseTest):\n    INTERPRET = True\n\n\nclass OtherTest(BaseTest):"),
+    # the subclass changes its base
+    ("class OtherTest(BaseTest):\n    INTERPRET = False", "class OtherTest(unittest.TestCase):\n    INTERPRET = True"),
+])
+def test_class_attributes_and_subclasses_count_for_the_kept_launch(old: str, new: str) -> None:
+    engine = Engine(incremental=True)
+    path = "/ws/classes.py"
+    assert engine.analyse(CLASS_SUITE, path).findings == []  # compiled everywhere: the launch is kept
+    text = CLASS_SUITE.replace(old, new)
+    assert text != CLASS_SUITE
+    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    assert _signature(got) == _signature(want)
+    # and back
+    got, want = engine.analyse(CLASS_SUITE, path), Engine().analyse(CLASS_SUITE, path)
+    assert _signature(got) == _signature(want)

@@ -80,6 +80,9 @@ class Context:
     via: tuple = field(default=(), compare=False, hash=False)
     # The kernels this context runs (None: all of the launch's kernels).
     kernels: tuple | None = field(default=None, compare=False, hash=False)
+    # The class whose instance runs the launch (``interpret=self.INTERPRET`` in a test class
+    # and each of its subclasses): a classes.ClassRef, or None.
+    self_class: object = field(default=None, compare=False, hash=False)
 
     @property
     def mode_line(self) -> int | None:

@@ -47,6 +47,7 @@ class FuncVal(Value):
 @dataclass(eq=False)
 class ClassVal(Value):
     name: str
+    scope: Scope | None = None  # the class scope (its first block), for its module
 
 
 @dataclass(eq=False)
@@ -243,6 +244,8 @@ class Evaluator:
                 cls = self.enclosing_class(base.scope)
                 if cls is not None:
                     member = self.class_member(cls.name, attr)
+                    if member is None and self.program is not None:
+                        member = self._inherited_member(cls, attr)  # a base class in another module
                     if member is not None and member.kind in ("def", "class"):
                         return self.binding_value(member)
             return Unknown(f"attribute {attr}")
@@ -317,6 +320,15 @@ class Evaluator:
                         return found
         return None
 
+    def _inherited_member(self, cls: Scope, attr: str) -> Binding | None:
+        """``attr`` of a class through its bases across the workspace (``class T(ptu.PallasTest)``
+        with ``pallas_call`` defined in the imported module)."""
+        from . import classes  # (classes builds on this module)
+
+        ref = classes.class_of(self, cls)
+        found = classes.member(ref, attr) if ref is not None else None
+        return found[1] if found is not None else None
+
     def site_of(self, node: ast.Call, scope: Scope) -> CallSite | None:
         sites = getattr(scope.block, "sites", None)
         return sites.get(id(node)) if sites else None
@@ -340,7 +352,7 @@ class Evaluator:
             target = self._scope_of_node(b.node, scope)
             if target is None:
                 return UNKNOWN
-            return self.def_value(target) if b.kind == "def" else ClassVal(target.name)
+            return self.def_value(target) if b.kind == "def" else ClassVal(target.name, target)
         bo = self.order_of(b)
         if b.kind == "assign":
             return self.value(b.node, scope, bo)

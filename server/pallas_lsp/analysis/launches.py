@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import ast
 
-from . import api
+from . import api, classes, skips
 from .contexts import Context, ContextSet, Evidence, Mode
 from .evaluate import (
     CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Order, ParamVal, PartialVal, TupleVal, Value,
@@ -58,6 +58,7 @@ class LaunchFinder:
         self.index = index
         self.ev = ev
         self._wrapper_memo = (wrapper_memo, change)
+        self._foreign_wrappers: dict[int, object] = {}  # id(def in another module) -> verdict
 
     # --- discovery --------------------------------------------------------------------
     def launch_names(self) -> set[str]:
@@ -123,8 +124,22 @@ class LaunchFinder:
 
     def _wrapper_of(self, v: Value) -> tuple[api.LaunchAPI, CallSite, str, Scope] | None:
         fn = v.scope if isinstance(v, FuncVal) else None
-        if fn is None or id(fn) not in self.wrappers:
+        if fn is None:
             return None
+        if id(fn) not in self.wrappers:
+            if self.ev.other(fn) is self.ev:
+                return None
+            # A wrapper method of a base class in another module (``self.pallas_call(...)`` in
+            # a test class derived from jax's ``ptu.PallasTest``).
+            found = self._foreign_wrappers.get(id(fn), ())
+            if found == ():
+                found = next((w for cs in fn.calls if cs.node.args
+                              and (w := self._wrapper_verdict(cs, fn)) is not None), None)
+                self._foreign_wrappers[id(fn)] = found
+            if found is None:
+                return None
+            lapi, inner, param = found
+            return lapi, inner, param, fn
         lapi, inner, param = self.wrappers[id(fn)]
         return lapi, inner, param, fn
 
@@ -235,7 +250,7 @@ class LaunchFinder:
         callee = self.ev.value(cs.node.func, cs.scope, order)
         found = self._launch_api(callee)
         if found is None:
-            return self._from_wrapper_call(cs, callee) if self.wrappers else None
+            return self._from_wrapper_call(cs, callee)
         lapi, sites = found
         kernel_node: ast.expr | None = None
         is_factory_call = bool(sites) and isinstance(callee, CallVal)
@@ -289,6 +304,10 @@ class LaunchFinder:
         if found is None and isinstance(dec, CallVal) and (w := self._wrapper_of(dec.func)) is not None:
             lapi_w, inner, param, fn = w  # @self.kernel(out_type=...)
             if self._wrapper_kernel(dec.site, fn, param) is None:
+                found = (lapi_w, [inner, dec.site])
+        if found is None and isinstance(dec, PartialVal) and (w := self._wrapper_of(dec.func)) is not None:
+            lapi_w, inner, param, fn = w  # @functools.partial(self.pallas_call, out_shape=...)
+            if param == "*" and len(dec.site.positional) == 1:
                 found = (lapi_w, [inner, dec.site])
         if found is None:
             return None
@@ -396,6 +415,7 @@ class ContextResolver:
         self.ev = ev
         self.launches = launches
         self._cover_cache: dict[tuple[int, int], bool] = {}
+        self._launch: Launch | None = None  # the launch whose interpret= is being classified
         self.setters = self._find_setters()
         self.lowerings = self._find_cuda_lowerings()
 
@@ -609,15 +629,24 @@ class ContextResolver:
         span = self.index.span(node, scope)
         note = f"interpret={self.index.code_of(node, scope)}"
         results: list[Context] = []
-        for ctx in self.classify_all(node, scope, order, span, note, via=launch.via):
+        self._launch = launch  # (``self.X`` in a wrapper method means the caller's instance)
+        try:
+            found = self.classify_all(node, scope, order, span, note, via=launch.via)
+        finally:
+            self._launch = None
+        for ctx in found:
             if ctx.mode == Mode.COMPILED:
-                results.append(self.compiled(launch, cuda_lowering, ctx.evidence))
+                c = self.compiled(launch, cuda_lowering, ctx.evidence)
+                results.append(replace(c, via=ctx.via, self_class=ctx.self_class, caller=ctx.caller))
             else:
                 # The launch's own keyword decides when the value is written right there.
                 direct = ctx.mode_line == span.line and not ctx.caller
                 results.append(replace(ctx, from_launch_keyword=direct))
         results = [self._with_kernels(launch, c) for c in results]
-        return results or [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
+        if not results:
+            return [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
+        # A test skipped in a context (``if self.INTERPRET: self.skipTest(...)``) never launches there.
+        return [c for c in results if not skips.skipped(self.ev, launch.site, c.self_class)]
 
     def _with_kernels(self, launch: Launch, ctx: Context) -> Context:
         """A context that came through a caller's call runs the kernel that same call passes
@@ -673,6 +702,9 @@ class ContextResolver:
         cpu = _cpu_host_test(node, self.ev, scope, order)
         if cpu:
             return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
+        attr = self._self_attribute(node, scope, order)
+        if attr is not None:
+            return self._from_class_attribute(attr[0], attr[1], span, note, depth, seen, via)
         v = self.ev.value(node, scope, order)
         return self._classify_value(v, node, scope, order, span, note, depth, seen, via)
 
@@ -701,10 +733,58 @@ class ContextResolver:
             if v.site.node is not node:
                 extra = (Evidence(self.index.span(v.site.node, v.site.scope), "TPU interpret params",
                                   self._path(v.site.scope)),)
-            return [Context(Mode.TPU_INTERPRET, ev + extra)]
+            return [Context(Mode.TPU_INTERPRET, ev + extra, params_site=v.site)]  # (PAL003 fixes edit it)
         if isinstance(v, ParamVal):
             return self._from_callers(v, span, note, depth, seen, via)
         return [Context(Mode.UNKNOWN, ev)]
+
+    def _self_attribute(self, node: ast.expr, scope: Scope, order: Order) -> tuple[classes.ClassRef, str] | None:
+        """For ``self.X`` / ``cls.X`` in a method: the method's class and ``X``."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")):
+            return None
+        v = self.ev.value(node.value, scope, order)
+        if not isinstance(v, ParamVal) or not v.scope.params or v.scope.params[0][0] != v.name:
+            return None
+        cls_scope = self.ev.enclosing_class(v.scope)
+        ref = classes.class_of(self.ev, cls_scope) if cls_scope is not None else None
+        if ref is None:
+            return None
+        # A wrapper method (``self.pallas_call(...)``) reads the attribute of the instance it
+        # is called on: the class of the method that calls it, when that class derives from ours.
+        launch = self._launch
+        if launch is not None:
+            caller = classes.method_of(launch.site.scope)
+            caller_cls = classes.class_of(self.ev, caller.parent) if caller is not None else None
+            if caller_cls is not None and caller_cls != ref and classes.is_subclass(caller_cls, ref):
+                ref = caller_cls
+        return ref, node.attr
+
+    def _from_class_attribute(self, ref: classes.ClassRef, attr: str, span: Span, note: str, depth: int,
+                              seen: set, via: tuple) -> list[Context]:
+        """``self.X``: one context per class that runs the method (the class and each
+        subclass that inherits it), with that class's value of ``X``."""
+        here = self._path(None)
+        launch = self._launch
+        method = classes.method_of(launch.site.scope) if launch is not None else None
+        results: list[Context] = []
+        for cls in [ref] + classes.subclasses(ref):
+            if method is not None and cls != ref and not classes.runs_method(cls, method):
+                continue  # the subclass overrides the test: this body does not run for it
+            found = classes.member(cls, attr)
+            if found is None or found[1].kind != "assign" or found[1].node is None:
+                results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),), self_class=cls))
+                continue
+            owner, b = found
+            assert b.scope is not None
+            value = b.node
+            mspan = self.index.span(b.stmt if b.stmt is not None else value, b.scope)
+            mnote = f"{owner.name}.{attr} = {self.index.code_of(value, b.scope)}"
+            if owner != cls:
+                mnote += f" (inherited by `{cls.name}`)"
+            for c in self.classify_all(value, b.scope, None, mspan, mnote, depth + 1, seen, via):
+                results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),), self_class=cls))
+        return results
 
     def _from_callers(self, p: ParamVal, span: Span, note: str, depth: int, seen: set,
                       via: tuple = ()) -> list[Context]:
