@@ -129,11 +129,13 @@ def known_rules_only(values: tuple[str, ...], what: str, problems: list[str], *,
 
 @lru_cache(maxsize=512)
 def _load_pyproject(path: str, mtime_ns: int) -> Config | None:
+    from .files import MAX_CONFIG_BYTES, read_regular_text
+
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return Config(source=path, problems=(f"{path}: cannot read: {exc}",))
+    try:  # a regular file of bounded size only: a FIFO or /dev/zero here must not stall or fill memory
+        data = tomllib.loads(read_regular_text(p, MAX_CONFIG_BYTES))
+    except OSError as exc:
+        return Config(source=path, problems=(f"{path}: cannot read: {getattr(exc, 'reason', exc)}",))
     except tomllib.TOMLDecodeError as exc:
         return Config(source=path, problems=(f"{path}: not valid TOML: {exc}",))
     tool = data.get("tool")

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from ..files import (MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, decode_source, describe_os_error,
+                     folder_problem, read_regular)
 from .module import ModuleIndex, identifier_words
 
 MAX_WORKSPACE_FILES = 5000
@@ -29,41 +32,94 @@ KNOWN_EXTERNAL |= set(getattr(__import__("sys"), "stdlib_module_names", ()))
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 
 
+def walk_entries(root: str | Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[tuple[str, str | None]]:
+    """``(path, None)`` for each Python file under ``root`` and ``(path, why)`` for each entry
+    whose files were not looked at, in sorted order. Hidden folders, virtual environments and
+    build/vendor folders are skipped; symlinked folders are not followed (a symlink to a folder
+    outside ``root`` is reported, one inside is reached by its real path). An entry that
+    cannot be listed or examined is reported and the walk goes on: one bad entry never loses
+    the rest. Nothing here reads a file."""
+    root = os.fspath(root)
+    real_root = os.path.realpath(root)
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            yield folder, f"cannot list this folder: {describe_os_error(exc)}"
+            continue
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()  # follows a symlink; False for a loop or a broken link
+            except OSError:
+                is_link, is_dir = False, False
+            if is_dir and is_link:
+                target = os.path.realpath(entry.path)
+                if name not in SKIP_DIRS and not _inside(target, real_root):
+                    yield entry.path, folder_problem(entry.path)
+                continue
+            if is_dir:
+                if name not in SKIP_DIRS and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    subfolders.append(entry.path)
+            elif name.endswith(suffixes):
+                yield entry.path, None  # a FIFO, a device or a symlink loop too: its read says why
+        stack.extend(reversed(subfolders))
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([folder, path]) == folder
+    except ValueError:  # another drive
+        return False
+
+
 def walk_python_files(root: str | Path, suffixes: tuple[str, ...] = (".py",)) -> Iterator[str]:
-    """Python files under ``root``, sorted, skipping hidden folders, virtual environments and
-    build/vendor folders (shared by ``check`` discovery and the workspace program)."""
-    for dirpath, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
-                         and not (Path(dirpath) / d / "pyvenv.cfg").exists())
-        for n in sorted(names):
-            if n.endswith(suffixes) and not n.startswith("."):
-                yield os.path.join(dirpath, n)
+    """Python files under ``root``, sorted (shared by ``check`` discovery and the workspace
+    program; the entries :func:`walk_entries` reports are skipped)."""
+    for path, why in walk_entries(root, suffixes):
+        if why is None:
+            yield path
 
 
 _DISK: dict[str, tuple[int, int, str]] = {}
 
 
-def read_file(path: str) -> str | None:
-    """A file's text, cached by (mtime, size): a workspace scan re-reads only what changed."""
+def read_source_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
+    """A Python file's text, decoded as CPython decodes it (:func:`files.decode_source`), read
+    only if it is a regular file of at most ``max_bytes`` bytes (never blocking), cached by
+    (mtime, size): a workspace scan re-reads only what changed. Raises :class:`FileReadError`
+    or :class:`SourceDecodeError`."""
     try:
         st = os.stat(path)
-    except OSError:
+    except OSError as exc:
         _DISK.pop(path, None)
-        return None
+        raise FileReadError(path, describe_os_error(exc)) from exc
     hit = _DISK.get(path)
-    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size and st.st_size <= max_bytes \
+            and stat.S_ISREG(st.st_mode):
         return hit[2]
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    text = data.decode("utf-8", errors="replace")
+    data, st = read_regular(path, max_bytes)
+    text = decode_source(data)
     if len(_DISK) > 20000:
         _DISK.clear()
     _DISK[path] = (st.st_mtime_ns, st.st_size, text)
     return text
+
+
+def read_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
+    """:func:`read_source_file`, or None for a file that is not read (not a regular file, too
+    large, unreadable) or that CPython would not decode: such a module is not followed."""
+    try:
+        return read_source_file(path, max_bytes)
+    except (FileReadError, SourceDecodeError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -230,13 +230,15 @@ def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[Re
 
 
 def load_records_file(path: str | Path) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    from ..files import FileReadError, read_regular_text
+
     p = Path(path)
-    try:
-        if p.stat().st_size > MAX_FILE_BYTES:
+    try:  # a regular file of bounded size only: a FIFO or /dev/zero here must not stall or fill memory
+        text = read_regular_text(p, MAX_FILE_BYTES)
+    except FileReadError as exc:
+        if exc.kind == "too-large":
             return [], [RecordProblem(str(p), "", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")]
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [RecordProblem(str(p), "", f"cannot read: {exc}")]
+        return [], [RecordProblem(str(p), "", f"cannot read: {exc.reason}")]
     return parse_records_text(text, str(p))
 
 
