@@ -133,3 +133,99 @@ async def test_workspace_job_reads_the_text_of_its_own_generation(tmp_path):
     await blocker
     assert (await read) == (ws / "pkg" / "mgpu_kernels.py").read_text()
     assert srv.docs.off_loop == []
+
+
+# --- coalescing: the latest version wins -------------------------------------------------------
+def slow_engine(srv: PallasServer, delay_s: float) -> list[str]:
+    """Make each module-alone analysis take at least ``delay_s`` (so edits land while it runs);
+    returns the list of texts analysed, in order."""
+    import time
+
+    analysed: list[str] = []
+    real = srv.engine.analyse
+
+    def analyse(text, path=None, **kw):
+        analysed.append(text)
+        time.sleep(delay_s)
+        return real(text, path, **kw)
+
+    srv.engine.analyse = analyse
+    return analysed
+
+
+def type_into(srv: PallasServer, uri: str, version: int, line: int, col: int, ch: str) -> str:
+    """What didChange does: apply the edit, bump the generation, schedule (push)."""
+    from lsprotocol import types as lsp
+
+    doc = srv.docs[uri]
+    doc.apply_change(lsp.Range(lsp.Position(line, col), lsp.Position(line, col)), ch, "utf-16")
+    doc.version = version
+    srv.bump(uri)
+    srv.schedule(uri)
+    return doc.text
+
+
+def fresh_findings(text: str, path: str) -> list[tuple]:
+    from pallas_lsp.analysis.engine import Engine
+
+    return [(f.code, f.span.line, f.span.col, f.message) for f in Engine().analyse(text, path).findings]
+
+
+KERNEL = (DATA / "corpus" / "get_global_interpret_true_basic.py").read_text()
+TYPED_LINE = "    o_ref[...] = x_ref[...] + 1.0"  # digits typed after its `1.0` keep it valid
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", ["push", "pull"])
+async def test_rapid_edits_analyse_only_the_newest_version(tmp_path, mode):
+    """20 keystrokes while an analysis runs: far fewer than 20 analyses, none of a version typed
+    in between, no stale result published, and the final diagnostics equal a fresh analysis."""
+    from pallas_lsp.lsp.settings import Settings
+
+    path = tmp_path / "kern.py"
+    path.write_text(KERNEL)
+    srv = PallasServer()
+    srv.settings = Settings(debounce_ms=0, cross_module=False)  # no delay does the coalescing
+    srv.caps.pull = mode == "pull"
+    published: list[tuple[int, list]] = []
+    texts_by_version: dict[int, str] = {}
+    srv.text_document_publish_diagnostics = lambda p: published.append((p.version, p.diagnostics))
+    uri = path.as_uri()
+    srv.docs[uri] = Document(uri, KERNEL, 1)
+    texts_by_version[1] = KERNEL
+    srv.bump(uri)
+    analysed = slow_engine(srv, 0.05)
+    first = asyncio.ensure_future(srv.ensure(uri))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while not analysed and loop.time() < deadline:  # until the first analysis runs
+        await asyncio.sleep(0.001)
+    pulls = []
+    line = KERNEL.splitlines().index(TYPED_LINE)
+    for i, ch in enumerate("12345678901234567890"):
+        version = i + 2
+        texts_by_version[version] = type_into(srv, uri, version, line, len(TYPED_LINE) + i, ch)
+        if mode == "pull":  # a pull client asks after every change
+            pulls.append(asyncio.ensure_future(srv.ensure(uri)))
+        await asyncio.sleep(0.001)  # typing: the loop runs between keystrokes
+    final_version = version
+    final = await srv.ensure(uri)
+    await first
+    results = await asyncio.gather(*pulls)
+    await asyncio.sleep(0.05)  # any publish still on its way
+    # The analysis running at the first keystroke, then the newest text: nothing in between.
+    assert len(analysed) <= 3, len(analysed)
+    assert analysed[0] == KERNEL and analysed[-1] == texts_by_version[final_version]
+    assert final.gen == srv.gens[uri] and final.text == texts_by_version[final_version]
+    got = [(f.code, f.span.line, f.span.col, f.message) for f in final.result.findings]
+    assert got == fresh_findings(texts_by_version[final_version], str(path))
+    assert ("PAL001", 9, 10) in [g[:3] for g in got]
+    if mode == "pull":
+        # Every pull answered, each with an analysis at least as new as its own change.
+        assert all(r is not None for r in results)
+        assert results[-1].text == texts_by_version[final_version]
+    else:
+        # Published: only the newest version (a result for a version typed past is never sent).
+        assert published and all(v == final_version for v, _ in published), [v for v, _ in published]
+        want = [(d.code, d.range.start.line, d.range.start.character) for d in published[-1][1]]
+        assert ("PAL001", 8, 10) in want

@@ -110,6 +110,14 @@ def _set_exc(fut: asyncio.Future, exc: BaseException) -> None:
 
 
 @dataclass
+class Job:
+    """A unit's module-alone analysis, queued or running on the fast worker."""
+
+    gen: int
+    fut: asyncio.Future  # the Analysed, or None when superseded before it started
+
+
+@dataclass
 class Analysed:
     """One analysis of a unit (a text document, or a notebook's code cells as one module)."""
 
@@ -178,7 +186,7 @@ class PallasServer(LanguageServer):
         self.notebooks: dict[str, Notebook] = {}
         self.gens: dict[str, int] = {}  # unit -> generation, bumped by every change
         self.analysed: dict[str, Analysed] = {}
-        self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
+        self.inflight: dict[str, Job] = {}  # unit -> its one module-alone analysis running or queued
         self.debounce: dict[str, asyncio.Task] = {}
         self.caps = Caps()
         self.settings = Settings()
@@ -297,14 +305,32 @@ class PallasServer(LanguageServer):
         return doc.text, None, {unit: doc.copy()}
 
     async def ensure(self, unit: str) -> Analysed | None:
-        """The analysis of the unit's current text (computed now if needed)."""
-        gen = self.gens.get(unit, 0)
-        have = self.analysed.get(unit)
-        if have is not None and have.gen == gen:
-            return have
-        running = self.inflight.get(unit)
-        if running is not None and running[0] == gen:
-            return await asyncio.shield(running[1])
+        """The analysis of the unit's current text (computed now if needed).
+
+        At most one analysis of a unit runs at a time. Changes made while it runs only make it
+        stale; when it ends, the newest text is analysed, never the versions typed in between
+        (latest version wins), so typing fast queues no work and needs no debounce."""
+        while True:
+            gen = self.gens.get(unit, 0)
+            have = self.analysed.get(unit)
+            if have is not None and have.gen == gen:
+                return have
+            job = self.inflight.get(unit)
+            if job is None:
+                job = self.start_analysis(unit, gen)
+                if job is None:
+                    return None
+            if job.gen == gen:
+                a = await asyncio.shield(job.fut)
+                if a is not None:
+                    return a
+                # None: superseded before the worker got to it; analyse the newest text.
+            else:
+                # An earlier version is being analysed: let it end, then analyse the newest.
+                await asyncio.wait([job.fut])
+
+    def start_analysis(self, unit: str, gen: int) -> Job | None:
+        """Queue the module-alone analysis of the unit's current text (generation ``gen``)."""
         snap = self.snapshot(unit)
         if snap is None:
             return None
@@ -313,40 +339,50 @@ class PallasServer(LanguageServer):
         store = self.store_for(cfg)
         path = uri_to_path(unit) or unit
         prev = self.analysed.get(unit)
-        caps = self.caps
-
+        caps = replace(self.caps)
+        stale = self.stale_flag(unit)
+        engine = self.engine
         program = self.program_for(unit)
-
         limit = self.settings.max_file_bytes
         if len(text) > limit:
             program = None
 
-        def work() -> Analysed:
+        def work() -> Analysed | None:
             # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
+            # Only what was captured above: the loop changes the live maps meanwhile.
+            if stale.is_set():
+                return None  # the text changed while this waited in the queue
             if len(text) > limit:
                 result = too_large(text, path, limit)
                 a = Analysed(gen, text, result, slices, docs, unit)
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
-            result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+            result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
             a.diagnostics = diagnostics_of(a, store, caps)
             return a
 
-        fut = self.worker.submit(work)
-        self.inflight[unit] = (gen, fut)
-        try:
-            a = await asyncio.shield(fut)
-        finally:
-            if self.inflight.get(unit, (None, None))[1] is fut:
+        job = Job(gen, self.worker.submit(work))
+        self.inflight[unit] = job
+
+        def done(fut: asyncio.Future) -> None:
+            if self.inflight.get(unit) is job:
                 del self.inflight[unit]
-        if unit not in self.analysed or self.analysed[unit].gen <= gen:
-            self.analysed[unit] = a
-        if program is not None:
-            self.follow_workspace(unit, gen, program, path, text, slices, docs, cfg, store)
-        return a
+            if fut.cancelled() or fut.exception() is not None:
+                return  # whoever awaits it reports the error
+            a = fut.result()
+            if a is None or unit not in self.gens:  # superseded, or closed meanwhile
+                return
+            have = self.analysed.get(unit)
+            if have is None or have.gen <= a.gen:
+                self.analysed[unit] = a
+            if program is not None and self.gens.get(unit) == gen:
+                self.follow_workspace(unit, gen, program, path, text, slices, docs, cfg, store)
+
+        job.fut.add_done_callback(done)
+        return job
 
     def follow_workspace(self, unit, gen, program, path, text, slices, docs, cfg, store) -> None:
         """Phase 2, on the workspace worker: the same module with imports, importers and callers
@@ -464,9 +500,8 @@ class PallasServer(LanguageServer):
             delay = self.settings.debounce_ms / 1000
             if delay:
                 await asyncio.sleep(delay)
-            gen = self.gens.get(unit, 0)
             a = await self.ensure(unit)
-            if a is None or a.gen != self.gens.get(unit, 0) or gen != a.gen:
+            if a is None or a.gen != self.gens.get(unit, 0):
                 return  # the document moved on: a newer analysis will publish
             self.publish(unit, a)
         except asyncio.CancelledError:

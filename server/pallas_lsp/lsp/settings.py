@@ -13,7 +13,7 @@ class Settings:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     records: tuple[str, ...] = ()
-    debounce_ms: int = 100
+    debounce_ms: int = 0  # no delay: stale versions are superseded, never analysed (server.ensure)
     code_lens: bool = True
     fix_actions: bool = True
     ignore_comment_actions: bool = True
