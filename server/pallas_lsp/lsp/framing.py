@@ -50,7 +50,7 @@ class Frame:
     body: bytes | None  # None when dropped (too large, or the stream ended inside it)
     length: int  # what its Content-Length said
     head: bytes = b""  # the body's first bytes, even when dropped
-    tail: bytes = b""  # its last bytes, when dropped
+    tail: bytes = b""  # its last bytes, when dropped after its end arrived
     problem: str | None = None  # why the frame is not what its header said
 
 
@@ -136,7 +136,7 @@ class FrameReader:
         while received < length:
             if not self._buf and not await self._fill():
                 problem = f"the stream ended {received} bytes into a {length}-byte message"
-                return Frame(None, length, bytes(body[:HEAD_BYTES]), tail, problem)
+                return Frame(None, length, bytes(body[:HEAD_BYTES]), b"", problem)  # no real end
             need = length - received
             region = min(need, len(self._buf))
             m = _HEADER.search(self._buf, 0, min(len(self._buf), region + _HEADER_SLACK))
@@ -182,11 +182,12 @@ def _log_skipped(n: int, where: str) -> None:
 
 
 def request_id_of(head: bytes, tail: bytes = b"") -> tuple[bool, Any]:
-    """(True, id) when the start (or end) of an unreadable body shows it is a request and
-    names its id; (False, None) otherwise: a response or a notification gets no answer."""
+    """(True, id) when the start of an unreadable body (or its end, ``tail``, when that
+    arrived) shows it is a request and names its id; (False, None) otherwise: a response or a
+    notification gets no answer."""
     if not _METHOD_AT_START.search(head) and b'"method"' not in tail:
         return False, None
-    m = _ID_AT_START.search(head) or _ID_AT_END.search(tail or head)
+    m = _ID_AT_START.search(head) or (_ID_AT_END.search(tail) if tail else None)
     if m is None:
         return False, None
     try:
