@@ -168,3 +168,48 @@ def test_lone_surrogates_in_text_do_not_break_matching():
     store = RecordStore(builtin_records()[0])
     hits = store.match("\ud800 get_global only supports semaphores, got x \udfff")
     assert [r.slug for r, _ in hits] == ["get-global-only-supports-semaphores-got-what"]
+
+
+# --- random patterns: RE2 means what Python means, and nothing that loads is slow ----------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ATOMS = st.sampled_from(["a", "b", "é", "ж", "1", "٣", "_", " ", "\\.", ".", "\\d", "\\w", "\\s", "\\D", "\\W",
+                          "\\S", "[ab]", "[^a]", "[a-c1]", "[\\d_]", "[\\W\\d]", "^", "$", "\\b", "\\A", "\\Z"])
+_QUANTIFIERS = st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,3}", "*?", "+?", "{,2}"])
+_ALPHABET = "abé1٣_ .ж\n-"
+
+
+def _pattern_strategy():
+    piece = st.builds(lambda a, q: a + q, _ATOMS, _QUANTIFIERS)
+    seq = st.lists(piece, min_size=1, max_size=4).map("".join)
+
+    def extend(inner):
+        group = st.builds(lambda alts, q, flags: f"({flags}{'|'.join(alts)}){q}",
+                          st.lists(inner, min_size=1, max_size=3), _QUANTIFIERS,
+                          st.sampled_from(["", "?:", "?i:", "?s:"]))
+        return st.lists(st.one_of(inner, group), min_size=1, max_size=3).map("".join)
+
+    return st.recursive(seq, extend, max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=_pattern_strategy(), texts=st.lists(st.text(alphabet=_ALPHABET, max_size=12), min_size=1, max_size=6),
+       ignorecase=st.booleans())
+def test_random_patterns_mean_the_same_on_re2(pattern, texts, ignorecase):
+    if ignorecase:
+        pattern = "(?i)" + pattern
+    try:
+        ours = compile_pattern(pattern)
+    except PatternRefused:
+        return
+    python = re.compile(pattern)
+    for text in texts:  # short texts: Python's re stays fast even on the shapes RE2 is for
+        if ("\\b" in pattern or "\\B" in pattern) and not text.isascii():
+            continue  # the one known difference: RE2's \b knows only ASCII word characters
+        assert ours.search(text) == bool(python.search(text)), (pattern, text)
+        assert ours.fullmatch(text) == bool(python.fullmatch(text)), (pattern, text)
+    start = time.perf_counter()
+    ours.search("a" * 3000 + "!")
+    ours.search("ab1 " * 750)
+    assert time.perf_counter() - start < 2, pattern
