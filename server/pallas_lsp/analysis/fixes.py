@@ -131,7 +131,7 @@ def _statement_lines(index: ModuleIndex, hit) -> Span | None:
     return None
 
 
-def move_to_scratch_fix(hit, title: str) -> Fix | None:
+def move_to_scratch_fix(hit, title: str, what: str | None = None) -> Fix | None:
     """Turn ``name = pl.get_global(WHAT)`` in a kernel into kernel scratch: ``WHAT`` goes into the
     launch's scratch list and ``name`` becomes a new last parameter of the kernel. Only where
     that is unambiguous: the call is in the kernel itself, the kernel has this single launch and
@@ -159,7 +159,7 @@ def move_to_scratch_fix(hit, title: str) -> Fix | None:
     what_node = ev.posarg(hit.call, 0)
     if what_node is None:
         return None
-    what = index.code_of(what_node, hit.call.scope)
+    what = what if what is not None else index.code_of(what_node, hit.call.scope)  # (or a replacement)
     stmt = _statement_lines(index, hit)
     if stmt is None:
         return None

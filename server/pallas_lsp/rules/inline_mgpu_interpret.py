@@ -4,8 +4,8 @@ from __future__ import annotations
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, TupleVal
-from ..analysis.findings import Fix, Related
-from ..analysis.fixes import add_kwarg, local_name_for, run_compiled_fix
+from ..analysis.findings import Fix, Related, TextEdit
+from ..analysis.fixes import add_kwarg, ensure_import, local_name_for, run_compiled_fix
 from ..analysis.reach import is_inline_mgpu
 from .base import ApiInContextRule, Example
 
@@ -54,6 +54,33 @@ def _returns_value(hit, factory: CallVal) -> bool | None:
     return True
 
 
+def _gpu_interpreter_fix(hit, factory: CallVal | None) -> Fix | None:
+    """Under TPU interpret params, a kernel that calls ``inline_mgpu`` is a Mosaic GPU kernel:
+    the interpreter that runs it is the GPU one, skipping the call (``inline_mgpu="ignore"``;
+    JAX 0.12 runs pallas_call and plgpu.kernel that way, unless the call returns a value).
+    The ``pltpu.InterpretParams(...)`` written in this module (or the params-less
+    ``pltpu.force_tpu_interpret_mode()``) is replaced."""
+    ctx = hit.context
+    site = ctx.params_site
+    if ctx.mode != Mode.TPU_INTERPRET or factory is None or site is None or _returns_value(hit, factory):
+        return None
+    index, ev = hit.ev.index, hit.ev
+    if index.path_of(site.scope) != index.path:
+        return None  # the params are built in another module: the edit would land in the wrong file
+    called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
+    gpu, imp = ensure_import(index, api.PLGPU)
+    params = f'{gpu}.InterpretGPUParams(inline_mgpu="ignore")'
+    if called == api.TPU_INTERPRET_PARAMS and not ctx.forced:  # (not the params of a force_ call)
+        new, title = params, f"Interpret it as a Mosaic GPU kernel: {params} (the inline_mgpu call is skipped)"
+    elif called == api.FORCE_TPU_INTERPRET and not site.node.args and not site.node.keywords:
+        new = f"{gpu}.force_gpu_interpret_mode({params})"
+        title = f"Interpret it as a Mosaic GPU kernel: {new} (the inline_mgpu call is skipped)"
+    else:
+        return None
+    edits = (TextEdit(index.span(site.node, site.scope), new),) + ((imp,) if imp is not None else ())
+    return Fix(title, edits, preferred=True)
+
+
 class InlineMgpuInInterpretMode(ApiInContextRule):
     """A `plgpu.inline_mgpu` function cannot run in interpret mode.
 
@@ -66,7 +93,8 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
       Ref arguments nothing is discharged and lowering for the CPU fails instead.
     * TPU `InterpretParams`: there is no CPU lowering for the primitive
       (`pl.pallas_call`); `plgpu.kernel`, `pl.kernel` and `core_map` fail earlier
-      with a GMEM `KeyError`.
+      with a GMEM `KeyError`. A kernel that calls `inline_mgpu` is a Mosaic GPU
+      kernel: the GPU interpreter with `inline_mgpu="ignore"` runs it (the quick fix).
     * GPU `InterpretGPUParams`: JAX raises its own `ValueError`, unless the params
       say `inline_mgpu="ignore"` and the function returns nothing, in which case the
       call is skipped.
@@ -128,6 +156,9 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
             if edit is not None:
                 out.append(Fix('Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped '
                                'while interpreting)', (edit,), preferred=True))
+        tpu = _gpu_interpreter_fix(hit, factory)
+        if tpu is not None:
+            out.append(tpu)
         rc = run_compiled_fix(hit.ev.index, hit.launch, ctx)
         if rc is not None:
             out.append(rc)
@@ -223,4 +254,56 @@ if __name__ == "__main__":
     main()
 """, raises=("ValueError", r"GPU interpret mode does not support `inline_mgpu`"),
             fixes=('Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped while interpreting)',)),
+        Example(_HEADER + """from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] - 1.0
+    fence(o_ref)  # error
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                         interpret=pltpu.InterpretParams())(x)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
+""", note="TPU interpret params: the TPU interpreter has no CPU lowering for inline_mgpu; the GPU "
+           "interpreter skips the call.",
+            raises=("NotImplementedError", r"MLIR translation rule for primitive 'inline_mgpu' not found"),
+            fixes=('Interpret it as a Mosaic GPU kernel: plgpu.InterpretGPUParams(inline_mgpu="ignore") '
+                   '(the inline_mgpu call is skipped)',)),
+        Example(_HEADER + """from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] - 1.0
+    fence(o_ref)  # error
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    with pltpu.force_tpu_interpret_mode():
+        out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
+""", note="A plgpu.kernel forced into TPU interpret mode fails on GMEM first; forced into GPU interpret "
+           "mode with inline_mgpu='ignore' it runs.",
+            raises=("KeyError", r"gmem"),
+            fixes=('Interpret it as a Mosaic GPU kernel: plgpu.force_gpu_interpret_mode(plgpu.InterpretGPUParams('
+                   'inline_mgpu="ignore")) (the inline_mgpu call is skipped)',)),
     ]

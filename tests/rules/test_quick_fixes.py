@@ -1,0 +1,131 @@
+"""The quick fixes of PAL002 and PAL003 that replace what JAX rejects (each one's full program
+runs under JAX in tests/oracle, through the rules' INVALID examples): the exact edits, and the
+cases where nothing that runs exists, so nothing is offered."""
+from pallas_lsp.analysis import analyse
+from pallas_lsp.analysis.edits import apply_edits
+from pallas_lsp.rules.get_global_non_semaphore import GetGlobalOfNonSemaphore
+from pallas_lsp.rules.inline_mgpu_interpret import InlineMgpuInInterpretMode
+
+HEADER = """import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+"""
+
+
+def fixes_of(code, rule_code):
+    (finding,) = [f for f in analyse(code, "example.py").findings if f.code == rule_code]
+    return {f.title: f for f in finding.fixes if not f.title.startswith("Ignore")}
+
+
+def get_global_kernel(what, use="    stash[...] = x_ref[...]\n    o_ref[...] = stash[...] * 2.0\n"):
+    return HEADER + f"""
+
+def body(x_ref, o_ref):
+    stash = pl.get_global({what})
+{use}
+
+def main():
+    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
+    return jax.jit(kernel).trace(jax.ShapeDtypeStruct((128,), jnp.float32)).lower(lowering_platforms=("cuda",))
+"""
+
+
+def test_a_gmem_array_becomes_an_smem_scratch_buffer_never_gmem_scratch():
+    code = get_global_kernel("plgpu.GMEM((128,), jnp.float32)")
+    (fix,) = fixes_of(code, "PAL002").values()
+    fixed = apply_edits(code, fix.edits)
+    assert "def body(x_ref, o_ref, stash):" in fixed and "pl.get_global" not in fixed
+    assert "scratch_types=[plgpu.SMEM((128,), jnp.float32)])" in fixed and "GMEM" not in fixed
+    assert not fix.preferred  # the buffer is no longer shared across blocks
+
+
+def test_tpu_arrays_become_smem_and_sizes_past_shared_memory_get_no_fix():
+    for space in ("pltpu.VMEM", "pltpu.SMEM"):
+        (fix,) = fixes_of(get_global_kernel(f"{space}((8, 128), jnp.bfloat16)"), "PAL002").values()
+        assert "scratch_types=[plgpu.SMEM((8, 128), jnp.bfloat16)]" in apply_edits(
+            get_global_kernel(f"{space}((8, 128), jnp.bfloat16)"), fix.edits)
+    # 1 MiB does not fit in 227 KiB of shared memory: Mosaic GPU rejects it when lowering.
+    for space in ("plgpu.GMEM", "plgpu.SMEM"):
+        assert fixes_of(get_global_kernel(f"{space}((1 << 18,), jnp.float32)"), "PAL002") == {}
+    assert fixes_of(get_global_kernel("plgpu.SMEM((N,), jnp.float32)").replace(
+        "\n\ndef body", "\nN = 1024 * 1024\n\n\ndef body"), "PAL002") == {}
+    assert fixes_of(get_global_kernel("pltpu.ANY((128,), jnp.float32)"), "PAL002") == {}
+
+
+def test_a_tpu_semaphore_becomes_the_gpu_one_shaped_or_not():
+    use = "    pl.semaphore_signal(stash)\n    o_ref[...] = x_ref[...]\n"
+    for what, want in (("pltpu.SemaphoreType.REGULAR", "plgpu.SemaphoreType.REGULAR"),
+                       ("pltpu.SemaphoreType.REGULAR((2,))", "plgpu.SemaphoreType.REGULAR((2,))")):
+        code = get_global_kernel(what, use)
+        (fix,) = fixes_of(code, "PAL002").values()
+        assert fix.title == "Use the GPU semaphore type (plgpu.SemaphoreType.REGULAR)" and fix.preferred
+        assert f"stash = pl.get_global({want})\n" in apply_edits(code, fix.edits)
+    # Written with another local name for mosaic_gpu: that name is used.
+    code = get_global_kernel("pltpu.SemaphoreType.REGULAR", use).replace(
+        "from jax.experimental.pallas import mosaic_gpu as plgpu\n", "import jax.experimental.pallas.mosaic_gpu as mg\n"
+    ).replace("plgpu.kernel", "mg.kernel")
+    (fix,) = fixes_of(code, "PAL002").values()
+    assert "pl.get_global(mg.SemaphoreType.REGULAR)" in apply_edits(code, fix.edits)
+    # No GPU counterpart that get_global accepts: nothing but "ignore".
+    for what in ("pltpu.SemaphoreType.DMA", "pltpu.SemaphoreType.BARRIER", "plgpu.SemaphoreType.BARRIER"):
+        assert fixes_of(get_global_kernel(what, use), "PAL002") == {}, what
+
+
+def inline_mgpu_program(launch, returns=""):
+    return HEADER + f"""
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),){returns})
+    def fence(ctx, ref):
+        del ctx, ref
+
+    o_ref[...] = x_ref[...] - 1.0
+    fence(o_ref)
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+{launch}
+"""
+
+
+GPU_TITLE = ('Interpret it as a Mosaic GPU kernel: plgpu.InterpretGPUParams(inline_mgpu="ignore") '
+             '(the inline_mgpu call is skipped)')
+
+
+def test_tpu_interpret_params_become_the_gpu_interpreter_that_skips_the_call():
+    launch = ("    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+              "                          interpret=pltpu.InterpretParams(dma_execution_mode=\"eager\"))(x)")
+    code = inline_mgpu_program(launch)
+    fix = fixes_of(code, "PAL003")[GPU_TITLE]
+    assert fix.preferred
+    assert 'interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore"))(x)' in apply_edits(code, fix.edits)
+    # Params built in a variable first: that call is the one edited.
+    code = inline_mgpu_program("    params = pltpu.InterpretParams()\n" + launch.replace(
+        'pltpu.InterpretParams(dma_execution_mode="eager")', "params"))
+    fixed = apply_edits(code, fixes_of(code, "PAL003")[GPU_TITLE].edits)
+    assert 'params = plgpu.InterpretGPUParams(inline_mgpu="ignore")\n' in fixed
+
+
+def test_no_gpu_interpreter_fix_where_it_would_not_run():
+    launch = ("    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+              "                          interpret=pltpu.InterpretParams())(x)")
+    # A call that returns a value fails even with inline_mgpu="ignore".
+    code = inline_mgpu_program(launch, returns=", return_type=plgpu.ShapeDtypeStruct((128,), jnp.float32)")
+    assert not any(t.startswith("Interpret it as") for t in fixes_of(code, "PAL003"))
+    # TPU params handed to force_tpu_interpret_mode: swapping them alone would not do.
+    code = inline_mgpu_program(
+        "    with pltpu.force_tpu_interpret_mode(pltpu.InterpretParams()):\n"
+        "        return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)")
+    assert not any(t.startswith("Interpret it as") for t in fixes_of(code, "PAL003"))
+
+
+def test_the_rules_declare_these_fixes_on_examples_the_oracle_runs():
+    declared = {t for cls in (GetGlobalOfNonSemaphore, InlineMgpuInInterpretMode) for ex in cls.INVALID
+                for t in ex.fixes}
+    assert "Use the GPU semaphore type (plgpu.SemaphoreType.REGULAR)" in declared
+    assert GPU_TITLE in declared
+    assert any(t.startswith("Allocate it in shared memory") for t in declared)
+    assert not any("GMEM(" in t for t in declared)
