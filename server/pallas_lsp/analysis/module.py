@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Callable, Iterator
 
-from .blocks import Block, split_blocks, split_loose
+from .blocks import MAX_BRACKET_DEPTH, Block, bracket_depth, may_nest_too_deeply, line_starts, logical_lines, split_blocks, split_loose
 from .scopes import Binding, CallSite, Scope, index_module
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -58,6 +58,7 @@ class BlockParse:
     sites: dict = field(default_factory=dict)  # id(ast.Call) -> CallSite, for this block
     source: str = ""  # what was parsed (wrapper + text, newer syntax blanked out)
     newer_syntax: bool = False  # valid Python the running interpreter's ast cannot read
+    too_deep: bool = False  # valid, but nested deeper than the analysis follows (no facts)
     path: str | None = None  # the module it belongs to (blocks are never shared across modules)
     scope_of_node: dict = field(default_factory=dict)  # id(def/lambda/class node) -> its Scope
     _lines: list[str] | None = None
@@ -180,16 +181,88 @@ def _blank_newer_syntax(source: str) -> str:
     return _TYPE_ALIAS.sub(lambda m: m.group(1) + m.group(3) + " " * (len(m.group(2)) + 4), out)
 
 
+# What reaches libcst (a native parser that recurses without a bound, and is slow on long operator
+# chains: 2,000 ``+`` cost it 9 s) is bounded first; beyond these, the stdlib parser's verdict
+# stands. The stdlib parser bounds itself (nesting, recursion, indentation).
+LIBCST_MAX_CHARS = 100_000
+LIBCST_MAX_CHAIN = 300  # operators, dots and brackets in one logical line
+_LIBCST_STACK_BYTES = 256 * 1024 * 1024  # its own thread: worker threads may have small stacks
+_CHAIN_TOKEN = re.compile(r"[-+*/%@&|^~<>.(\[]|\b(?:if|else|lambda|and|or|not|await|in|is)\b")
+_NESTING_MESSAGES = ("too many levels of indentation", "too many statically nested blocks")
+
+
+def libcst_may_read(source: str) -> bool:
+    """Whether libcst may be asked about ``source``: small enough, brackets nested no deeper
+    than Python allows, and no logical line with an operator chain long enough to make libcst's
+    parser slow (it is superlinear in a chain's length)."""
+    if len(source) > LIBCST_MAX_CHARS or bracket_depth(source) > MAX_BRACKET_DEPTH:
+        return False
+    if len(_CHAIN_TOKEN.findall(source)) <= LIBCST_MAX_CHAIN:
+        return True
+    starts = line_starts(source)
+    logical = logical_lines(source, starts)[0] + [len(starts)]
+    for a, b in zip(logical, logical[1:]):
+        end = starts[b] if b < len(starts) else len(source)
+        if len(_CHAIN_TOKEN.findall(source, starts[a], end)) > LIBCST_MAX_CHAIN:
+            return False
+    return True
+
+
 def _libcst_accepts(source: str) -> bool:
     """libcst parses syntax newer than the running Python: it is the authority on whether a
-    block that ast rejects is valid."""
-    try:
-        import libcst
-
-        libcst.parse_module(source)
-        return True
-    except Exception:  # noqa: BLE001 - any failure means: not valid
+    block that ast rejects is valid (within :func:`libcst_may_read`'s bounds)."""
+    if not libcst_may_read(source):
         return False
+    verdict: list[bool] = []
+
+    def parse() -> None:
+        try:
+            import libcst
+
+            libcst.parse_module(source)
+            verdict.append(True)
+        except Exception:  # noqa: BLE001 - any failure means: not valid
+            verdict.append(False)
+
+    _on_big_stack(parse)
+    return bool(verdict and verdict[0])
+
+
+_STACK_LOCK = Lock()
+# Threads that analyse: CPython's own parser needs about 1 MiB at its nesting limits, and some
+# platforms give threads 512 KiB (macOS) or less; the main thread has 8 MiB.
+ANALYSIS_STACK_BYTES = 32 * 1024 * 1024
+
+
+def start_thread(target: Callable[[], None], name: str, stack_bytes: int = ANALYSIS_STACK_BYTES):
+    """A started daemon thread with a stack of ``stack_bytes`` (whatever the platform's default
+    is); with the default stack when the system refuses that size."""
+    import threading
+
+    with _STACK_LOCK:  # (stack_size is process-wide: set it only around this start)
+        try:
+            old = threading.stack_size(stack_bytes)
+        except (ValueError, RuntimeError):
+            old = None
+        try:
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+        finally:
+            if old is not None:
+                threading.stack_size(old)
+    return t
+
+
+def _on_big_stack(fn: Callable[[], None]) -> None:
+    """Run ``fn`` in a thread of its own with a stack large enough for a native parser's
+    recursion, whatever thread the caller is (the server's worker, a ``check -j`` process);
+    in the caller's thread when no such thread can be made (a tight memory limit)."""
+    try:
+        t = start_thread(fn, "pallas-libcst", _LIBCST_STACK_BYTES)
+    except (RuntimeError, MemoryError):
+        fn()
+        return
+    t.join()
 
 
 def _parse(block: Block, path: str | None = None) -> BlockParse:
@@ -198,36 +271,72 @@ def _parse(block: Block, path: str | None = None) -> BlockParse:
     return bp
 
 
+def _syntax_error(block: Block, wrapper_lines: int, source: str, message: str, line: int, col: int) -> BlockParse:
+    return BlockParse(block.text, block.kind, wrapper_lines, None, None, (message, line, col), source=source)
+
+
+def _too_deep(depth: int) -> str:
+    return f"nested too deeply to analyse ({depth} levels of brackets; Python allows {MAX_BRACKET_DEPTH})"
+
+
+def _deepest_at(source: str, wrapper_lines: int) -> tuple[int, int]:
+    """The line and column (relative, wrapper included) where the brackets pass Python's limit."""
+    from itertools import accumulate
+
+    depth_after = accumulate(1 if c in "([{" else -1 if c in ")]}" else 0 for c in source)
+    at = next((i for i, d in enumerate(depth_after) if d > MAX_BRACKET_DEPTH), 0)
+    line = source.count("\n", 0, at) + 1
+    col = at - (source.rfind("\n", 0, at) + 1)
+    return max(line, 1 + wrapper_lines), col
+
+
 def _parse_text(block: Block) -> BlockParse:
     source = block.wrapper + block.text
     wrapper_lines = block.wrapper.count("\n")
     newer = False
+    if may_nest_too_deeply(source):  # (CPython's parser takes 400 MB to refuse 20,000 brackets)
+        depth = bracket_depth(source)
+        if depth > MAX_BRACKET_DEPTH:
+            return _syntax_error(block, wrapper_lines, source, _too_deep(depth), *_deepest_at(source, wrapper_lines))
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
         tree = None
-        if _libcst_accepts(source):
-            blanked = _blank_newer_syntax(source)
+        msg = exc.msg or "invalid syntax"
+        line = exc.lineno or (1 + wrapper_lines)
+        col = max((exc.offset or 1) - 1, 0)
+        if "too many nested parentheses" in msg:  # (no Python accepts it: libcst is not asked)
+            return _syntax_error(block, wrapper_lines, source, _too_deep(bracket_depth(source)), line, col)
+        if any(m in msg for m in _NESTING_MESSAGES):
+            return _syntax_error(block, wrapper_lines, source, msg, line, col)
+        blanked = _blank_newer_syntax(source)
+        if _libcst_accepts(source) or (blanked != source and not libcst_may_read(source)):
+            # (Too large for libcst but readable once PEP 695 generics are blanked: take that.)
             try:
                 tree = ast.parse(blanked)
                 source, newer = blanked, True
-            except SyntaxError:
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                if blanked != source and not libcst_may_read(source):
+                    return _syntax_error(block, wrapper_lines, source, msg, line, col)
                 # Valid, but not something this interpreter can index: no facts, no error.
                 return BlockParse(block.text, block.kind, wrapper_lines, None, None, None, source=source,
                                   newer_syntax=True)
         if tree is None:
-            line = exc.lineno or (1 + wrapper_lines)
-            return BlockParse(block.text, block.kind, wrapper_lines, None, None,
-                              (exc.msg or "invalid syntax", line, max((exc.offset or 1) - 1, 0)), source=source)
-    except (RecursionError, MemoryError, ValueError, TypeError) as exc:  # pathological input
-        return BlockParse(block.text, block.kind, wrapper_lines, None, None,
-                          (f"cannot parse: {type(exc).__name__}", 1 + wrapper_lines, 0), source=source)
+            return _syntax_error(block, wrapper_lines, source, msg, line, col)
+    except (RecursionError, MemoryError) as exc:  # Python's parser gave up on the nesting
+        what = "recursion" if isinstance(exc, RecursionError) else "parser stack"
+        return _syntax_error(block, wrapper_lines, source, f"nested too deeply to analyse (more than Python's "
+                             f"{what} allows)", 1 + wrapper_lines, 0)
+    except (ValueError, TypeError) as exc:  # pathological input
+        return _syntax_error(block, wrapper_lines, source, f"cannot parse: {type(exc).__name__}", 1 + wrapper_lines, 0)
     bp = BlockParse(block.text, block.kind, wrapper_lines, tree, None, None, source=source, newer_syntax=newer)
     try:
         bp.root = index_module(tree, bp)
     except RecursionError:
-        return BlockParse(block.text, block.kind, wrapper_lines, None, None,
-                          ("expression nested too deeply to analyse", 1 + wrapper_lines, 0), source=source)
+        # Python compiles it, but it is nested deeper than the analysis follows: no facts for
+        # this block, and no false syntax error either.
+        return BlockParse(block.text, block.kind, wrapper_lines, None, None, None, source=source,
+                          newer_syntax=newer, too_deep=True)
     for s in bp.root.walk():
         for cs in s.calls:
             bp.sites[id(cs.node)] = cs
