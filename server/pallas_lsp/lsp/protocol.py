@@ -34,7 +34,7 @@ log = logging.getLogger("pallas_lsp")
 MAX_JSON_DEPTH = 100  # LSP messages nest a dozen levels; json.loads itself gives up near 1,000
 
 
-# --- protocol: we keep documents ourselves (LSP line semantics, no disk reads) -------------------
+# --- protocol ------------------------------------------------------------------------------------
 class _BadRequest:
     """A request whose params did not deserialize: answered with InvalidParams, not dropped."""
 
@@ -47,10 +47,11 @@ class _BadRequest:
 
 
 class PallasProtocol(LanguageServerProtocol):
-    """pygls's document store splits lines like str.splitlines and reads unopened files from
-    disk; the server keeps its own documents, so these built-ins only forward. A request with
-    malformed params gets an InvalidParams error (pygls would drop it and leave the client
-    waiting)."""
+    """pygls's protocol with what it lacks: the LSP lifecycle (see the module docstring) and
+    parsing of frames from :mod:`.framing` (:meth:`receive`). pygls's document store splits
+    lines like str.splitlines and reads unopened files from disk; the server keeps its own
+    documents, so these built-ins only forward. A request with malformed params gets an
+    InvalidParams error (pygls would drop it and leave the client waiting)."""
 
     def __init__(self, server, converter) -> None:
         super().__init__(server, converter)
