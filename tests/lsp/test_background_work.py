@@ -229,3 +229,29 @@ async def test_rapid_edits_analyse_only_the_newest_version(tmp_path, mode):
         assert published and all(v == final_version for v, _ in published), [v for v, _ in published]
         want = [(d.code, d.range.start.line, d.range.start.character) for d in published[-1][1]]
         assert ("PAL001", 8, 10) in want
+
+
+# --- what `initialize` waits for ----------------------------------------------------------------
+def test_importing_the_server_loads_no_analysis_module():
+    """`initialize` is answered as soon as the server module is imported: the engine, rules,
+    records, jedi and libcst are imported afterwards (warm_up, on the worker)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pallas_lsp.lsp.server as s; "
+            "heavy = sorted(m for m in sys.modules if m.startswith(('pallas_lsp.analysis', 'pallas_lsp.rules', "
+            "'pallas_lsp.records', 'pallas_lsp.present', 'pallas_lsp.explain', 'jedi', 'libcst'))); "
+            "print(heavy); print(sorted(s.server._workers))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "[]"], out.stdout + out.stderr
+
+
+@pytest.mark.asyncio
+async def test_warm_up_loads_the_engine_and_the_records_on_the_worker():
+    srv = PallasServer()
+    assert srv._engine is None and not srv._stores
+    srv.warm_up()
+    await srv.worker.submit(lambda: None)  # the worker runs jobs in order: warm_up is done
+    await asyncio.sleep(0)  # its done-callback ran on the loop
+    assert srv._engine is not None and list(srv._stores) == [()]
+    assert srv.store_for(srv.config_for("untitled:1")) is srv._stores[()]

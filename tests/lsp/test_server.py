@@ -2,9 +2,10 @@ import asyncio
 
 import pytest
 from lsprotocol import types as lsp
+from pytest_lsp import client_capabilities
 
 from tests.conftest import CORPUS
-from tests.lsp.conftest import change, diagnostics, encode_col, open_doc
+from tests.lsp.conftest import PROFILES, change, diagnostics, encode_col, open_doc
 
 BASIC = (CORPUS / "get_global_interpret_true_basic.py").read_text()
 GPU = (CORPUS / "inline_mgpu_gpu_interpret_params.py").read_text()
@@ -128,6 +129,40 @@ async def test_code_lens_shows_context(client):
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
     assert [l.command.title for l in lenses] == ["GPU interpret · kernel `kernel` · 1 problem"]
     assert lenses[0].range.start.line == 19
+
+
+@pytest.mark.asyncio
+async def test_code_lens_command_shows_the_context_chain(client):
+    """Clicking the lens: its command carries the launch and its context chain (the line that
+    decides the mode, the kernel); run on the server, it moves a client that can show documents
+    to the line deciding the mode (window/showDocument) and answers with the chain."""
+    shown = []
+
+    def show_document(params: lsp.ShowDocumentParams):
+        shown.append(params)
+        return lsp.ShowDocumentResult(success=True)
+
+    client.protocol.fm.features[lsp.WINDOW_SHOW_DOCUMENT] = show_document
+    uri = "file:///tmp/pallas_lens_chain.py"
+    open_doc(client, uri, BASIC)
+    await diagnostics(client, uri, 1)
+    (lens,) = await client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert lens.command.command == "pallas-lsp.showLaunch"
+    target, position, chain = lens.command.arguments
+    lines = BASIC.splitlines()
+    assert target == uri and position == {"line": 15, "character": lines[15].index("pl.pallas_call")}
+    # The launch, then `interpret=True` (what decides its mode), then the kernel's def.
+    assert [(loc["uri"], loc["range"]["start"]["line"]) for loc in chain] == [(uri, 15), (uri, 18), (uri, 7)]
+    assert chain[1]["range"]["start"]["character"] in (lines[18].index("interpret"), lines[18].index("True"))
+    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command=lens.command.command, arguments=lens.command.arguments))
+    assert result["locations"] == chain
+    caps = client_capabilities(PROFILES[client.profile]).window
+    if caps and caps.show_document and caps.show_document.support:  # Neovim, VS Code; not Emacs
+        (sd,) = shown
+        assert sd.uri == uri and sd.selection.start.line == 18 and sd.take_focus
+    else:
+        assert shown == []
 
 
 @pytest.mark.asyncio

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..analysis.blocks import patched_starts
 from .positions import from_units, to_units
 
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -67,6 +66,10 @@ class Document:
         old_starts = self._starts
         self._set(self.text[:a] + text + self.text[b:])
         if old_starts is not None:
+            # Here, not at the top: importing the analysis package loads the whole engine, which
+            # `initialize` must not wait for.
+            from ..analysis.blocks import patched_starts
+
             self._starts = patched_starts(old_starts, self.text, a, b, len(text))
 
     def position(self, line1: int, col: int, encoding: str) -> tuple[int, int]:

@@ -16,27 +16,26 @@ import threading
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..analysis.engine import AnalysisResult, Engine, LaunchList
-from ..analysis.findings import Finding
-from ..analysis.fixes import suppression_fix
-from ..analysis.module import Span
 from ..config import Config, find_config
-from ..explain import explain_text, explanation_markdown
-from ..present import finding_hover, interpret_hover, launch_hover, launch_lens_title, problems_of
-from ..records import RecordStore, default_store
-from ..rules import RULE_CLASSES
-from .convert import Location, fix_payload, payload_to_edit, to_diagnostic, to_range
 from .documents import CellSlice, Document, Notebook, cell_of, join_cells
 from .positions import UTF16
 from .protocol import PallasProtocol
 from .settings import Settings, parse_settings
+
+if TYPE_CHECKING:
+    # The analysis engine, the records and what presents them are imported after `initialize`
+    # is answered (warm_up, on the worker): `initialize` needs none of them.
+    from ..analysis.engine import AnalysisResult, Engine
+    from ..analysis.findings import Finding
+    from ..records import RecordStore
+    from .convert import Location
 
 log = logging.getLogger("pallas_lsp")
 FIX_ALL_KIND = "source.fixAll.pallas-lsp"
@@ -132,6 +131,8 @@ class Analysed:
 
     def locate(self, line: int) -> Location | None:
         """Where a line of the analysed (joined) text lives."""
+        from .convert import Location
+
         if self.slices is None:
             doc = self.docs.get(self.unit)
             return Location(doc, 0) if doc is not None else None
@@ -143,6 +144,8 @@ class Analysed:
 
 
 def diagnostics_of(a: Analysed, store: RecordStore, caps: "Caps") -> dict[str, list[lsp.Diagnostic]]:
+    from .convert import to_diagnostic
+
     out: dict[str, list[lsp.Diagnostic]] = {uri: [] for uri in a.docs}
     for f in a.result.findings:
         rec = store.by_slug(f.record) if f.record else None
@@ -164,6 +167,7 @@ class Caps:
     configuration: bool = False
     watch_dynamic: bool = False
     code_lens_refresh: bool = False
+    show_document: bool = False
     encoding: str = UTF16
 
 
@@ -181,7 +185,8 @@ class PallasServer(LanguageServer):
         super().__init__("pallas-lsp", __version__, protocol_cls=PallasProtocol,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=nb_sync)
-        self.engine = Engine(incremental=True)  # keystrokes reuse unchanged launches
+        self._engine: Engine | None = None  # created by warm_up (or on first use)
+        self._engine_lock = threading.Lock()
         self.docs: dict[str, Document] = {}
         self.notebooks: dict[str, Notebook] = {}
         self.gens: dict[str, int] = {}  # unit -> generation, bumped by every change
@@ -191,8 +196,7 @@ class PallasServer(LanguageServer):
         self.caps = Caps()
         self.settings = Settings()
         self.init_options: Any = None
-        self.worker = Worker()  # this module alone: fast, every keystroke
-        self.workspace_worker = Worker()  # across the workspace: may take seconds when cold
+        self._workers: dict[str, Worker] = {}  # started on first use (after `initialize`)
         self._stores: dict[tuple, RecordStore] = {}
         self.root: Path | None = None
         self.settings_gen = 0
@@ -202,6 +206,57 @@ class PallasServer(LanguageServer):
         # unit -> set once the unit's current generation is superseded: how a worker, which never
         # reads the live maps, tells that a queued job is stale.
         self.stale_flags: dict[str, threading.Event] = {}
+
+    # --- workers and the engine, started after `initialize` ------------------------------
+    @property
+    def worker(self) -> Worker:
+        """This module alone: fast, every keystroke."""
+        return self._worker_named("fast")
+
+    @property
+    def workspace_worker(self) -> Worker:
+        """Across the workspace: may take seconds when cold."""
+        return self._worker_named("workspace")
+
+    def _worker_named(self, name: str) -> Worker:
+        w = self._workers.get(name)
+        if w is None:
+            w = self._workers[name] = Worker()
+        return w
+
+    @property
+    def engine(self) -> Engine:
+        """The analysis engine; keystrokes reuse its unchanged launches."""
+        with self._engine_lock:
+            if self._engine is None:
+                from ..analysis.engine import Engine
+
+                self._engine = Engine(incremental=True)
+            return self._engine
+
+    def warm_up(self) -> None:
+        """Once `initialize` is answered: import the engine, the rules and the records on the
+        fast worker, so the first document's analysis finds them loaded and the client's first
+        request did not wait for them."""
+        def warm() -> RecordStore:
+            from .. import explain, present  # noqa: F401 - imported for hovers and lenses
+            from ..records import default_store
+            from . import convert  # noqa: F401
+
+            from ..runtime import tune_gc
+
+            self.engine  # noqa: B018 - creates it
+            store = default_store()
+            tune_gc(batch=False)  # the analysis modules are imported now: freeze them too
+            return store
+
+        def done(fut: asyncio.Future) -> None:
+            if fut.cancelled() or fut.exception() is not None:
+                log.error("warming up failed: %r", None if fut.cancelled() else fut.exception())
+            elif not self._stores:  # the store for no extra records, unless one was built meanwhile
+                self._stores = {(): fut.result()}
+
+        self.worker.submit(warm).add_done_callback(done)
 
     # --- units ----------------------------------------------------------------------------
     def unit_of(self, uri: str) -> str:
@@ -257,6 +312,8 @@ class PallasServer(LanguageServer):
         full = key + tuple(mtimes)
         store = self._stores.get(full)
         if store is None:
+            from ..records import default_store
+
             store = default_store()
             for r in key:
                 if not Path(r).exists():
@@ -341,7 +398,6 @@ class PallasServer(LanguageServer):
         prev = self.analysed.get(unit)
         caps = replace(self.caps)
         stale = self.stale_flag(unit)
-        engine = self.engine
         program = self.program_for(unit)
         limit = self.settings.max_file_bytes
         if len(text) > limit:
@@ -357,7 +413,7 @@ class PallasServer(LanguageServer):
                 a = Analysed(gen, text, result, slices, docs, unit)
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
-            result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+            result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
@@ -556,8 +612,9 @@ class PallasServer(LanguageServer):
 
 def too_large(text: str, path: str, limit: int) -> AnalysisResult:
     """A document over the size limit: one information diagnostic, no analysis."""
-    from ..analysis.findings import Severity
-    from ..analysis.module import ModuleIndex
+    from ..analysis.engine import AnalysisResult, LaunchList
+    from ..analysis.findings import Finding, Severity
+    from ..analysis.module import ModuleIndex, Span
 
     index = ModuleIndex("", path)
     mb = len(text) / 1e6
@@ -570,6 +627,9 @@ def too_large(text: str, path: str, limit: int) -> AnalysisResult:
 def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
     """Mid-edit, a block that no longer parses would lose its findings: keep the previous
     findings whose line is still there, unchanged, inside a broken block."""
+    from ..analysis.findings import Finding
+    from ..analysis.module import Span
+
     broken: list[tuple[int, int]] = []
     for block, bp in result.index.parses:
         if bp.error is not None:
@@ -647,12 +707,17 @@ def initialize(params: lsp.InitializeParams) -> None:
     c.configuration = bool(ws and ws.configuration)
     c.watch_dynamic = bool(ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration)
     c.code_lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+    c.show_document = bool(caps.window and caps.window.show_document and caps.window.show_document.support)
     root = params.root_uri or (params.workspace_folders[0].uri if params.workspace_folders else None)
     if root:
         p = uri_to_path(root)
         server.root = Path(p) if p else None
     server.init_options = params.initialization_options
     server.apply_settings(params.initialization_options)
+    try:  # once the answer is written (it is, before the loop runs anything else)
+        asyncio.get_running_loop().call_soon(server.warm_up)
+    except RuntimeError:  # no loop (called directly): warm up now
+        server.warm_up()
 
 
 @server.feature(lsp.INITIALIZED)
@@ -882,6 +947,9 @@ def _jax_version() -> str | None:
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 @_guard()
 async def hover(params: lsp.HoverParams) -> lsp.Hover | None:
+    from ..present import finding_hover, interpret_hover, launch_hover
+    from .convert import to_range
+
     uri = params.text_document.uri
     if uri not in server.docs:
         return None
@@ -941,6 +1009,9 @@ def _finding_for(a: Analysed, unit: str, uri: str, d: lsp.Diagnostic) -> Finding
                                       resolve_provider=False))
 @_guard([])
 async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    from ..analysis.fixes import suppression_fix
+    from .convert import fix_payload, payload_to_edit
+
     uri = params.text_document.uri
     if uri not in server.docs:
         return []
@@ -1010,6 +1081,9 @@ def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
 @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
 @_guard([])
 async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    from ..present import launch_lens_title, problems_of
+    from .convert import to_range
+
     uri = params.text_document.uri
     if not server.settings.code_lens or uri not in server.docs:
         return []
@@ -1024,16 +1098,62 @@ async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         if loc is None or loc.doc.uri != uri:
             continue
         title = launch_lens_title(launch, len(problems_of(a.result, launch)))
-        lenses.append(lsp.CodeLens(range=to_range(launch.anchor, loc, server.caps.encoding),
-                                   command=lsp.Command(title=title, command=SHOW_LAUNCH_COMMAND,
-                                                       arguments=[uri, launch.anchor.line])))
+        rng = to_range(launch.anchor, loc, server.caps.encoding)
+        chain = launch_chain(a, launch, server.caps.encoding)
+        # Arguments as VS Code's editor.action.showReferences takes them: the launch, where to
+        # peek from, and the context chain (the client converts them to its own types).
+        lenses.append(lsp.CodeLens(range=rng, command=lsp.Command(
+            title=title, command=SHOW_LAUNCH_COMMAND,
+            arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
     return lenses
+
+
+def launch_chain(a: Analysed, launch, encoding: str) -> list[dict]:
+    """The launch's context chain as LSP locations (JSON), in reading order: the launch, then
+    for each context the lines that decide its mode (its ``interpret=`` or params, the callers
+    it came through, in this module or another), then the kernel definitions."""
+    from .convert import Location, other_doc, to_range
+
+    out: list[dict] = []
+    seen: set[tuple] = set()
+    open_docs = server.open_paths
+
+    def add(span, loc: Location | None) -> None:
+        if loc is None:
+            return
+        rng = to_range(span, loc, encoding)
+        key = (loc.doc.uri, rng.start.line, rng.start.character)
+        if key in seen:
+            return
+        seen.add(key)
+        out.append({"uri": loc.doc.uri, "range": {
+            "start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character}}})
+
+    add(launch.anchor, a.locate(launch.anchor.line))
+    for ctx in launch.contexts:
+        for ev in ctx.evidence:
+            if ev.path:  # another module of the workspace: the open text, else the file
+                doc = open_docs.get(os.path.abspath(ev.path)) or other_doc(ev.path)
+                add(ev.span, Location(doc, 0) if doc is not None else None)
+            else:
+                add(ev.span, a.locate(ev.span.line))
+    index = a.result.index
+    for k in launch.kernels:
+        if k.node is None or getattr(k.block, "path", None) != index.path:
+            continue  # a kernel defined in another module (not placed from here)
+        sp = index.span(k.node, k)
+        add(type(sp)(sp.line, sp.col, sp.line, sp.col), a.locate(sp.line))
+    return out
 
 
 # --- commands ------------------------------------------------------------------------------------
 @server.command(EXPLAIN_COMMAND)
 @_guard({"markdown": "pallas-lsp could not explain this text.", "slugs": []})
 def explain_error(*args: Any) -> dict:
+    from ..explain import explain_text, explanation_markdown
+    from ..rules import RULE_CLASSES
+
     text = "\n".join(str(a) for a in args if isinstance(a, str))
     store = server.store_for(Config(records=server.settings.records))
     expl = explain_text(text, store)
@@ -1045,8 +1165,25 @@ def explain_error(*args: Any) -> dict:
 
 @server.command(SHOW_LAUNCH_COMMAND)
 @_guard(None)
-def show_launch(*args: Any) -> None:
-    return None
+async def show_launch(*args: Any) -> dict | None:
+    """The code lens's command: show where the launch's context comes from. VS Code's extension
+    peeks the chain itself (showReferences); any other client gets the editor moved to the first
+    place that decides the mode (``window/showDocument``), and the chain as the result."""
+    chain = [loc for loc in (args[2] if len(args) > 2 and isinstance(args[2], list) else [])
+             if isinstance(loc, dict) and isinstance(loc.get("uri"), str) and isinstance(loc.get("range"), dict)]
+    if not chain:
+        return None
+    target = chain[1] if len(chain) > 1 else chain[0]  # past the launch itself
+    if server.caps.show_document:
+        r = target["range"]
+        try:
+            await server.window_show_document_async(lsp.ShowDocumentParams(
+                uri=target["uri"], take_focus=True, selection=lsp.Range(
+                    lsp.Position(int(r["start"]["line"]), int(r["start"]["character"])),
+                    lsp.Position(int(r["end"]["line"]), int(r["end"]["character"])))))
+        except Exception:  # noqa: BLE001 - the client could not show it: the result still says where
+            log.info("window/showDocument was refused", exc_info=True)
+    return {"locations": chain}
 
 
 # --- entry point ---------------------------------------------------------------------------------
