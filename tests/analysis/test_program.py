@@ -186,3 +186,33 @@ def test_a_script_importing_the_package_sees_where_the_reexported_launch_fails()
         r = Engine().analyse_in(prog, str(REEXPORT_WS / script))
         assert [(f.code, f.span.line, f.secondary) for f in r.findings] == [("PAL001", 6, True)], script
     assert Engine().analyse_in(prog, str(REEXPORT_WS / "run_decoy.py")).findings == []
+
+
+def test_editing_the_package_init_moves_what_its_name_resolves_to(tmp_path):
+    """`from kernels import square` follows the __init__ as it is now: when it stops
+    re-exporting the function (the name is then the submodule), the launch no longer reaches
+    the script, and when it re-exports again, it does."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REEXPORT_WS, ws)
+    texts = {}
+
+    def read(path):
+        return texts[path] if path in texts else open(path).read()
+
+    prog, e = Program(ws, read=read), Engine()
+    helper, init, script = (str(ws / p) for p in ("kernels/helpers.py", "kernels/__init__.py", "run_square.py"))
+
+    def codes():
+        return ([f.code for f in e.analyse_in(prog, helper).findings],
+                [f.code for f in e.analyse_in(prog, script).findings])
+
+    assert codes() == (["PAL001"], ["PAL001"])
+    prog.reset_accessed()
+    e.analyse_in(prog, script)
+    assert init in prog.reset_accessed()  # (a server re-analyses the script when the __init__ changes)
+    texts[init] = "from . import helpers\n"
+    prog.forget(init)
+    assert codes() == ([], [])
+    texts[init] = "from .square import square\n"
+    prog.forget(init)
+    assert codes() == (["PAL001"], ["PAL001"])

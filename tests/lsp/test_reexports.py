@@ -50,3 +50,32 @@ async def test_helper_and_script_through_a_package_reexport(tmp_path, profile, p
         if client._server is not None and client._server.returncode is None:
             client._server.kill()
         await client.stop()
+
+
+@pytest.mark.asyncio
+async def test_the_package_stops_reexporting_and_the_launch_no_longer_reaches_the_script(tmp_path):
+    """The script's `from kernels import square` follows the __init__: once it no longer
+    re-exports the function, the name is the submodule and no kernel is launched."""
+    ws = tmp_path / "ws"
+    shutil.copytree(WS, ws)
+    client = LanguageClient()
+    await client.start_io(*SERVER, cwd=str(ws))
+    try:
+        await open_client(client, "vscode", root=ws)
+        helper, init, runner = ws / "kernels" / "helpers.py", ws / "kernels" / "__init__.py", ws / "run_square.py"
+        open_doc(client, helper.as_uri(), helper.read_text())
+        await until(client, helper.as_uri(), [("PAL001", 5)])
+        open_doc(client, runner.as_uri(), runner.read_text())
+        await until(client, runner.as_uri(), [("PAL001", 5)])
+        open_doc(client, init.as_uri(), init.read_text())
+        change(client, init.as_uri(), 2, None, "from . import helpers\n")
+        await until(client, helper.as_uri(), [])
+        await until(client, runner.as_uri(), [])
+        change(client, init.as_uri(), 3, None, "from .square import square\n")
+        await until(client, helper.as_uri(), [("PAL001", 5)])
+        await until(client, runner.as_uri(), [("PAL001", 5)])
+        await client.shutdown_session()
+    finally:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+        await client.stop()

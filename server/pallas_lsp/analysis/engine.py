@@ -250,6 +250,8 @@ class Engine:
                     collected = self._collect(uindex, uev, rules)
                 cached = (uindex, collected, deps)
                 program.unit_cache[key] = cached
+            else:
+                program.read_again(cached[2])  # (this analysis depends on what the unit read)
             ls, cands = cached[1]
             candidates += cands
             if unit == path:

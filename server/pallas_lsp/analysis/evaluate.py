@@ -425,6 +425,11 @@ class Evaluator:
                     todo.append((imp, names, level + 1))
         return out
 
+    def _workspace_importers_changed(self) -> None:
+        """Another workspace module changed (the program forgot it): the callers found in the
+        modules that import this one may differ."""
+        self._callers.clear()
+
     def _workspace_import_at(self, b: Binding) -> Value | None:
         r = self.program.resolve_import(self.index.path, b.stmt, b.name, b.scope)  # type: ignore[attr-defined]
         if r is None:

@@ -146,6 +146,9 @@ class Program:
         self.environment = environment
         self._modules: dict[str, tuple[str, ModuleIndex, object]] = {}
         self._resolved: dict[tuple, Resolved | None] = {}
+        # The modules a by-path resolution read (the package __init__s a re-export went
+        # through): editing one of them drops the resolution.
+        self._resolution_deps: dict[tuple, frozenset[str]] = {}
         self._project = None
         self._files: list[str] | None = None
         self._imports: dict[str, tuple[str, set[str]]] = {}  # path -> (text, imported workspace paths)
@@ -210,6 +213,16 @@ class Program:
         got = self.load(path)
         return got[1] if got else None
 
+    def read_again(self, paths) -> None:
+        """A cached result is used: the modules it consulted count as consulted now (by the
+        trackers and ``accessed``), so whoever uses it is told when one of them changes."""
+        if not paths:
+            return
+        with self.lock:
+            self.accessed |= set(paths)
+            for t in self._tracking:
+                t |= set(paths)
+
     def track(self):
         """Record the modules consulted inside a ``with`` block."""
         program = self
@@ -235,13 +248,24 @@ class Program:
             for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
                 del self.unit_cache[key]
             self._modules.pop(path, None)
+            # Every module's memoised caller lists may hold calls read from this one, or found
+            # through a re-export it made: they are worked out again when next asked for.
+            for _, _, ev in self._modules.values():
+                ev._workspace_importers_changed()  # type: ignore[attr-defined]
             # The import graph only changes when this module's imports do: look now (a new
             # `import` here must reach the cached importer lists).
             # Resolutions made from this module, or landing in it, may have moved.
             d = os.path.dirname(path)
             for key in [k for k, v in self._resolved.items()
-                        if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)]:
+                        if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)
+                        or path in self._resolution_deps.get(k, ())]:
                 del self._resolved[key]
+                if key[0] == "path" and path in self._resolution_deps.pop(key, ()):
+                    # A module in that folder resolved an import through this one: its imports
+                    # are read again before the import graph is next used.
+                    for f in [f for f in self._imports if os.path.dirname(f) == key[1]]:
+                        del self._imports[f]
+                        self._stale_imports.add(f)
             # Its imports are looked at again before the import graph is next used (not on
             # every keystroke: that would index the whole module each time).
             self._stale_imports.add(path)
@@ -259,6 +283,7 @@ class Program:
             self._files = None
             self._word_index = None
             self._resolved.clear()
+            self._resolution_deps.clear()
             self._importers.clear()
             self.unit_cache.clear()
 
@@ -354,7 +379,15 @@ class Program:
     def _resolve_by_path(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> Resolved | None:
         key = ("path", os.path.dirname(from_path), _stmt_key(stmt), alias.name)
         if key in self._resolved:
+            self.read_again(self._resolution_deps.get(key, ()))  # what it read counts as read now
             return self._resolved[key]
+        with self.track() as deps:
+            res = self._resolve_by_path_now(from_path, stmt, alias)
+        self._resolved[key] = res
+        self._resolution_deps[key] = frozenset(deps)
+        return res
+
+    def _resolve_by_path_now(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> Resolved | None:
         res = None
         if isinstance(stmt, ast.ImportFrom):
             for base in self._from_bases(from_path, stmt):
@@ -381,7 +414,6 @@ class Program:
                     break
         if res is not None and not self.contains(res.path):
             res = None
-        self._resolved[key] = res
         return res
 
     def attribute(self, module_path: str, name: str) -> Resolved | None:
