@@ -255,3 +255,27 @@ async def test_warm_up_loads_the_engine_and_the_records_on_the_worker():
     await asyncio.sleep(0)  # its done-callback ran on the loop
     assert srv._engine is not None and list(srv._stores) == [()]
     assert srv.store_for(srv.config_for("untitled:1")) is srv._stores[()]
+
+
+@pytest.mark.asyncio
+async def test_collector_paused_for_the_first_analysis_only(tmp_path):
+    """The cold analysis of a document runs with the cyclic collector paused (it rescanned the
+    new trees over and over); keystrokes' analyses run with it, and it is on again after."""
+    import gc
+
+    from pallas_lsp.lsp.settings import Settings
+
+    srv = PallasServer()
+    srv.settings = Settings(cross_module=False)
+    srv.caps.pull = True
+    seen: list[bool] = []
+    real = srv.engine.analyse
+    srv.engine.analyse = lambda *a, **kw: (seen.append(gc.isenabled()), real(*a, **kw))[1]
+    uri = (tmp_path / "k.py").as_uri()
+    srv.docs[uri] = Document(uri, KERNEL, 1)
+    srv.bump(uri)
+    await srv.ensure(uri)
+    srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
+    srv.bump(uri)
+    await srv.ensure(uri)
+    assert seen == [False, True] and gc.isenabled()
