@@ -116,6 +116,7 @@ REEXPORT_SCRIPTS = {
     "kernels_all": "run_all.py",  # from .impl import *, impl.__all__ names the launcher
     "kernels_mod": "run_module.py",  # import kernels_mod as km; km.square(...) (star __init__)
     "kernels_sub": "run_submodule.py",  # import kernels_sub.square; kernels_sub.square.square(...)
+    "kernels_glob": "run_glob.py",  # from kernels_glob import *; sq(...) (the __init__: `as sq`)
 }
 # kernels_decoy is imported by run_decoy.py, which shadows the launcher with its own def: clean.
 
@@ -169,6 +170,10 @@ def test_from_package_import_name_follows_what_the_init_binds(tmp_path):
     prog = Program(tmp_path)
     got = _resolve(prog, main, "from star import square", "square")
     assert (got.path, got.kind, got.line) == (str(star / "square.py"), "function", 3)
+    # A script's own star import gives the names the package exports.
+    got = _resolve(prog, main, "from star import *", "square")
+    assert (got.path, got.kind) == (str(star / "square.py"), "function")
+    assert _resolve(prog, main, "from star import *", "print") is None
     # `cube` is not in square.__all__: `from star import cube` raises ImportError in Python.
     assert _resolve(prog, main, "from star import cube", "cube") is None
     # Without __all__, public names are exported and underscored ones are not.

@@ -22,6 +22,7 @@ WS = DATA / "workspaces" / "reexport_ws"
     ("vscode", "kernels_alias", "run_alias.py"),
     ("neovim", "outer/inner", "run_chain.py"),
     ("vscode", "kernels_mod", "run_module.py"),
+    ("neovim", "kernels_glob", "run_glob.py"),
 ])
 async def test_helper_and_script_through_a_package_reexport(tmp_path, profile, package, script):
     ws = tmp_path / "ws"

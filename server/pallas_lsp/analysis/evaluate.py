@@ -140,6 +140,7 @@ class Evaluator:
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._mentions_idx: _MergedMentions | None = None
         self._callers: dict[int, tuple[list[Invocation], Deps | None]] = {}
+        self._star_names: dict[str, Binding | None] = {}  # names star imports of workspace modules give
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
 
@@ -176,6 +177,8 @@ class Evaluator:
         while s is not None:
             if s.kind == "module":
                 bs = self.index.scope.bindings.get(name)
+                if not bs and self.program is not None and "*" in self.index.scope.bindings:
+                    return self._workspace_import_star(name)  # `from kernels import *`
                 return self._pick(bs, order if first else None) if bs else None
             if s.kind == "class" and not first:
                 s = s.parent
@@ -427,8 +430,26 @@ class Evaluator:
 
     def _workspace_importers_changed(self) -> None:
         """Another workspace module changed (the program forgot it): the callers found in the
-        modules that import this one may differ."""
+        modules that import this one may differ, and so may what a star import gives."""
         self._callers.clear()
+        self._star_names.clear()
+
+    def _workspace_import_star(self, name: str) -> Binding | None:
+        """The binding a ``from <workspace module> import *`` of this module gives ``name``
+        (an import of that name from there), or None when no star import exports it."""
+        if name in self._star_names:
+            return self._star_names[name]
+        got = None
+        for star in reversed(self.index.scope.bindings.get("*", [])):
+            stmt = star.stmt
+            if isinstance(stmt, ast.ImportFrom) and \
+                    self.program.star_exports(self.index.path, stmt, name):  # type: ignore[attr-defined]
+                module = "." * (stmt.level or 0) + (stmt.module or "")
+                got = Binding(name, "import", None, stmt, star.seq, qualified=f"{module}.{name}",
+                              scope=star.scope)
+                break
+        self._star_names[name] = got
+        return got
 
     def _workspace_import_at(self, b: Binding) -> Value | None:
         r = self.program.resolve_import(self.index.path, b.stmt, b.name, b.scope)  # type: ignore[attr-defined]

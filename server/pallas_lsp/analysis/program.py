@@ -319,6 +319,12 @@ class Program:
         if isinstance(stmt, ast.ImportFrom):
             module = "." * (stmt.level or 0) + (stmt.module or "")
             alias = next((a for a in stmt.names if (a.asname or a.name) == local), None)
+            if alias is None and local != "*" and any(a.name == "*" for a in stmt.names):
+                # A name a star import gives: where that module has it.
+                if not self.star_exports(from_path, stmt, local):
+                    return None
+                src = self._star_module(from_path, stmt)
+                return self._symbol(src, local) if src is not None else None
             if alias is None or not self.may_be_workspace(module or ".", from_path):
                 return None
             width = len(alias.name)
@@ -455,6 +461,14 @@ class Program:
             finally:
                 self._reexport_depth -= 1
         return None
+
+    def star_exports(self, from_path: str, stmt: ast.ImportFrom, name: str) -> bool:
+        """Whether ``from m import *`` (in ``from_path``) binds ``name`` from a workspace module."""
+        module = "." * (stmt.level or 0) + (stmt.module or "")
+        if not self.may_be_workspace(module or ".", from_path):
+            return False
+        src = self._star_module(from_path, stmt)
+        return src is not None and src != os.path.abspath(from_path) and name in self._star_exports(src)
 
     def _from_bases(self, from_path: str, stmt: ast.ImportFrom) -> list[Path]:
         """The folders a ``from ... import`` is looked up in: its package for a relative one."""

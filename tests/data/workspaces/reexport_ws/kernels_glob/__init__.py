@@ -1,0 +1,1 @@
+from .square import square as sq
