@@ -192,3 +192,26 @@ def test_helper_method_of_a_base_class_in_another_module(tmp_path):
     (tmp_path / "kernel_test.py").write_text(text)
     (f,) = Engine().analyse_in(Program(tmp_path), str(tmp_path / "kernel_test.py")).findings
     assert f.code == "PAL001" and "`KernelInterpretTest.INTERPRET = True`" in f.message
+
+
+HELPER = '''
+
+def run(x, interpret):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=interpret)(x)
+
+'''
+
+
+def test_passed_to_a_module_helper_and_skipped_in_the_calling_test():
+    head = HEAD.replace("\n\nclass BaseTest", HELPER + "\nclass BaseTest")
+    flagged = head + method("run(x, self.INTERPRET)\n") + SUBCLASS
+    (f,) = findings(flagged)
+    assert f.code == "PAL001" and "InterpretTest.INTERPRET = True" in f.message
+    skipped = head + method('if self.INTERPRET:\n    self.skipTest("compiled only")\nrun(x, self.INTERPRET)\n') \
+        + SUBCLASS
+    assert findings(skipped) == []
+    overridden = flagged + '''
+    def test_it(self):
+        self.skipTest("not here")
+'''
+    assert findings(overridden) == []

@@ -645,8 +645,10 @@ class ContextResolver:
         results = [self._with_kernels(launch, c) for c in results]
         if not results:
             return [Context(Mode.UNKNOWN, (Evidence(anchor, "launch"),))]
-        # A test skipped in a context (``if self.INTERPRET: self.skipTest(...)``) never launches there.
-        return [c for c in results if not skips.skipped(self.ev, launch.site, c.self_class)]
+        # A test skipped in a context (``if self.INTERPRET: self.skipTest(...)``) never launches
+        # there: at the launch, or at a call on the way to it (a test calling a helper).
+        return [c for c in results
+                if not any(skips.skipped(self.ev, site, c.self_class) for site in [launch.site] + [s for _, s in c.via])]
 
     def _with_kernels(self, launch: Launch, ctx: Context) -> Context:
         """A context that came through a caller's call runs the kernel that same call passes
@@ -704,7 +706,7 @@ class ContextResolver:
             return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
         attr = self._self_attribute(node, scope, order)
         if attr is not None:
-            return self._from_class_attribute(attr[0], attr[1], span, note, depth, seen, via)
+            return self._from_class_attribute(*attr, span, note, depth, seen, via)
         v = self.ev.value(node, scope, order)
         return self._classify_value(v, node, scope, order, span, note, depth, seen, via)
 
@@ -738,8 +740,10 @@ class ContextResolver:
             return self._from_callers(v, span, note, depth, seen, via)
         return [Context(Mode.UNKNOWN, ev)]
 
-    def _self_attribute(self, node: ast.expr, scope: Scope, order: Order) -> tuple[classes.ClassRef, str] | None:
-        """For ``self.X`` / ``cls.X`` in a method: the method's class and ``X``."""
+    def _self_attribute(self, node: ast.expr, scope: Scope, order: Order) \
+            -> tuple[classes.ClassRef, str, Scope] | None:
+        """For ``self.X`` / ``cls.X`` in a method: the class, ``X`` and the method that runs
+        for each instance (whose subclasses may override it)."""
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                 and node.value.id in ("self", "cls")):
             return None
@@ -752,24 +756,23 @@ class ContextResolver:
             return None
         # A wrapper method (``self.pallas_call(...)``) reads the attribute of the instance it
         # is called on: the class of the method that calls it, when that class derives from ours.
+        method = v.scope
         launch = self._launch
         if launch is not None:
             caller = classes.method_of(launch.site.scope)
             caller_cls = classes.class_of(self.ev, caller.parent) if caller is not None else None
-            if caller_cls is not None and caller_cls != ref and classes.is_subclass(caller_cls, ref):
-                ref = caller_cls
-        return ref, node.attr
+            if caller_cls is not None and (caller_cls == ref or classes.is_subclass(caller_cls, ref)):
+                ref, method = caller_cls, caller  # type: ignore[assignment]
+        return ref, node.attr, method
 
-    def _from_class_attribute(self, ref: classes.ClassRef, attr: str, span: Span, note: str, depth: int,
-                              seen: set, via: tuple) -> list[Context]:
+    def _from_class_attribute(self, ref: classes.ClassRef, attr: str, method: Scope, span: Span, note: str,
+                              depth: int, seen: set, via: tuple) -> list[Context]:
         """``self.X``: one context per class that runs the method (the class and each
         subclass that inherits it), with that class's value of ``X``."""
         here = self._path(None)
-        launch = self._launch
-        method = classes.method_of(launch.site.scope) if launch is not None else None
         results: list[Context] = []
         for cls in [ref] + classes.subclasses(ref):
-            if method is not None and cls != ref and not classes.runs_method(cls, method):
+            if cls != ref and not classes.runs_method(cls, method):
                 continue  # the subclass overrides the test: this body does not run for it
             found = classes.member(cls, attr)
             if found is None or found[1].kind != "assign" or found[1].node is None:
