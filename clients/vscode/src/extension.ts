@@ -21,6 +21,7 @@ import { canImportPallasLsp, pythonInfo, run, which } from "./proc";
 import { NotebookCellDiagnostics } from "./notebookDiagnostics";
 import * as python from "./python";
 import { Bundle, resolveServer, serveArgs, ServerCommand } from "./resolve";
+import { parseShowLaunchArgs, SHOW_LAUNCH_COMMAND } from "./showLaunch";
 import {
   changeAction,
   checkArgs,
@@ -128,9 +129,29 @@ function setStatus(kind: "starting" | "running" | "stopped" | "error", detail?: 
   status.detail = detail ?? (current ? current.detail : undefined);
 }
 
+/** The code lens's command: peek the launch's context chain (the server's arguments). */
+async function showLaunch(args: unknown): Promise<void> {
+  const parsed = parseShowLaunchArgs(args);
+  const c = client;
+  if (!parsed || !c) {
+    log(`showLaunch: unexpected arguments ${JSON.stringify(args)}`);
+    return;
+  }
+  const p2c = c.protocol2CodeConverter;
+  await vscode.commands.executeCommand(
+    "editor.action.showReferences",
+    p2c.asUri(parsed.uri),
+    p2c.asPosition(parsed.position),
+    parsed.locations.map((l) => p2c.asLocation(l)),
+  );
+}
+
 function middleware(): LanguageClientOptions["middleware"] {
   return {
     notebooks: notebookDiagnostics?.middleware(),
+    // The lens's command runs here, in the editor (a peek), instead of on the server.
+    executeCommand: (command, args, next) =>
+      command === SHOW_LAUNCH_COMMAND ? showLaunch(args) : next(command, args),
     workspace: {
       // The server asks for section "pallasLsp": answer with the flat settings object.
       configuration: async (params, token, next) => {

@@ -47,7 +47,7 @@ export const DEFAULTS: ExtensionSettings = {
   select: [],
   ignore: [],
   records: [],
-  debounceMs: 150,
+  debounceMs: 0,
   codeLens: true,
   fixActions: true,
   ignoreCommentActions: true,

@@ -515,6 +515,33 @@ async function runVariant(variant, { bin, vsix }) {
       return text.slice(0, 300);
     });
 
+    await step("clicking the code lens peeks the launch's context chain", async () => {
+      // kernel.py: the launch on line 20 runs in GPU interpret mode because of `interpret=GPU_INTERPRET`
+      // (line 21), whose value is built on line 6; the kernel is defined on line 9.
+      await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+      await wb.goto(20, 1);
+      const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: "GPU interpret" }).first();
+      await until("the launch's code lens", async () => (await lens.count()) > 0, 30_000);
+      await lens.click();
+      const rows = await until("the peek with the chain", async () => {
+        const labels = await page.evaluate(() =>
+          [...document.querySelectorAll(".peekview-widget .ref-tree .monaco-list-row")].map(
+            (r) => (r.getAttribute("aria-label") ?? "") + " " + (r.textContent ?? ""),
+          ),
+        );
+        return labels.length >= 3 ? labels : undefined;
+      }, 20_000);
+      const text = rows.join("\n");
+      for (const needle of ["interpret=GPU_INTERPRET", "def kernel"]) {
+        if (!text.includes(needle)) {
+          throw new Failure(`the peek does not list ${needle}: ${text.slice(0, 600)}`);
+        }
+      }
+      await wb.shot("code-lens-peek");
+      await wb.escape();
+      return `${rows.length} locations: ${text.replace(/\s+/g, " ").slice(0, 300)}`;
+    });
+
     if (variant === "path") {
       await step("a settings change applies without reload (pallasLsp.ignore)", async () => {
         const started = Date.now();

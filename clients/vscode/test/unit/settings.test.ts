@@ -19,7 +19,7 @@ test("defaults when nothing is set", () => {
     select: [],
     ignore: [],
     records: [],
-    debounceMs: 150,
+    debounceMs: 0,
     codeLens: true,
     fixActions: true,
     ignoreCommentActions: true,
@@ -75,13 +75,13 @@ test("wrong types fall back to defaults", () => {
   );
   assert.deepEqual(s.select, ["PAL001"]);
   assert.deepEqual(s.ignore, ["PAL002"]);
-  assert.equal(s.debounceMs, 150);
+  assert.equal(s.debounceMs, 0);
   assert.equal(s.codeLens, true);
   assert.equal(s.logLevel, "info");
   assert.equal(s.importStrategy, "fromEnvironment");
   assert.deepEqual(s.path, []);
   assert.equal(readSettings(getter({ debounceMs: 12.6 })).debounceMs, 13);
-  assert.equal(readSettings(getter({ debounceMs: Number.NaN })).debounceMs, 150);
+  assert.equal(readSettings(getter({ debounceMs: Number.NaN })).debounceMs, 0);
 });
 
 test("expandPath leaves unknown variables alone", () => {
