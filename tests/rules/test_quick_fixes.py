@@ -44,6 +44,7 @@ def test_a_gmem_array_becomes_an_smem_scratch_buffer_never_gmem_scratch():
 def test_tpu_arrays_become_smem_and_sizes_past_shared_memory_get_no_fix():
     for space in ("pltpu.VMEM", "pltpu.SMEM"):
         (fix,) = fixes_of(get_global_kernel(f"{space}((8, 128), jnp.bfloat16)"), "PAL002").values()
+        assert "Mosaic GPU cannot allocate TPU memory" in fix.title
         assert "scratch_types=[plgpu.SMEM((8, 128), jnp.bfloat16)]" in apply_edits(
             get_global_kernel(f"{space}((8, 128), jnp.bfloat16)"), fix.edits)
     # 1 MiB does not fit in 227 KiB of shared memory: Mosaic GPU rejects it when lowering.

@@ -182,9 +182,10 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
             gpu, imp = ensure_import(index, api.PLGPU)
             code = index.code_of(node, hit.call.scope)
             smem = f"{gpu}.SMEM" + code[len(index.code_of(node.func, hit.call.scope)):]
+            cannot = "a GMEM array" if name == f"{api.PLGPU}.GMEM" else "TPU memory"
             fix = move_to_scratch_fix(
                 hit, "Allocate it in shared memory as kernel scratch instead ({key}=[{what}]): Mosaic GPU cannot "
-                     "allocate a GMEM array; SMEM is private to each block and lives for one kernel invocation",
+                     f"allocate {cannot}; SMEM is private to each block and lives for one kernel invocation",
                 what=smem)
             if fix is None:
                 return []
