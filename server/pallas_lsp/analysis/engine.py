@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 from .contexts import Context, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
+from .fixes import KernelLaunches
 from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
@@ -87,7 +88,11 @@ class Candidate:
 
     @property
     def kernel_name(self) -> str:
-        return self.kernel or self.launch.kernel_name
+        if self.kernel:
+            return self.kernel
+        if self.context.kernels:  # a context that runs only some of the launch's kernels
+            return _kernel_label(self.context.kernels[0]) or self.launch.kernel_name
+        return self.launch.kernel_name
 
 
 class LaunchList:
@@ -311,7 +316,7 @@ class Engine:
             e.launch = finder.launch_of(item)
             entries.append(e)
             computed.append(e)
-        launches: list[Launch] = []
+        launches: list[Launch] = KernelLaunches()  # (fixes ask how often each kernel is launched)
         kept: list[Entry] = []
         sites: set[int] = set()
         for e in entries:
