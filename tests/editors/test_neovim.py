@@ -70,3 +70,35 @@ def test_neovim_columns_with_astral_text(tmp_path, encoding):
     # The suppression comment lands at the end of the line, after the astral characters.
     assert res["cleared"]
     assert res["text"].splitlines()[8].endswith("REGULAR)  # pallas-lsp: ignore[PAL001]")
+
+
+def test_neovim_code_lens_click_goes_to_what_decides_the_mode(tmp_path):
+    """Clicking the launch's lens in Neovim (no client code for the command): the cursor lands
+    on the line that decides the launch's mode (`interpret=True`)."""
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / ".git").mkdir()
+    source = CORPUS / "get_global_interpret_true_basic.py"
+    target = work / source.name
+    target.write_text(source.read_text())
+    lines = target.read_text().splitlines()
+    launch_line = next(i for i, text in enumerate(lines, 1) if "pl.pallas_call(" in text)
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        d = tmp_path / var.lower()
+        d.mkdir()
+        env[var] = str(d)
+    out = tmp_path / "out.json"
+    server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
+    proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
+                           str(HERE / "nvim_lens.lua"), server, str(target), str(out), str(launch_line)],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
+    assert out.exists(), proc.stderr[-3000:]
+    res = json.loads(out.read_text())
+    assert res["attached"] and res["lenses"], res
+    assert [t["line"] for t in res["titles"]] == [launch_line - 1]
+    assert res["moved"], res
+    row, col = res["after"]
+    assert lines[row - 1].strip() == "interpret=True," and res["line_text"] == lines[row - 1]
+    assert col == lines[row - 1].index("interpret") or col == lines[row - 1].index("True")
+    assert res["file"] == str(target)
