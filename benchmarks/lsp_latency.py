@@ -48,7 +48,7 @@ from common import code_state, describe_code_state, resolve  # noqa: E402
 
 # name -> (command, initializationOptions, the server's own publish debounce in ms)
 DEFAULT_SERVERS: dict[str, tuple[str, Any, float]] = {
-    "ours": ("pallas-lsp serve", {"debounceMs": 0}, 0.0),
+    "ours": ("pallas-lsp serve", None, 0.0),  # default settings, as users get it
     "ruff": ("ruff server", None, 0.0),
     # pylsp lints in a trailing debounce (pylsp/python_lsp.py: LINT_DEBOUNCE_S = 0.5).
     "pylsp": ("pylsp", None, 500.0),
@@ -111,6 +111,8 @@ class Edit:
                           "end": {"line": self.end[0], "character": self.end[1]}},
                 "text": self.text}
 
+
+BURST_TEXT = "acc = acc + 1.0 * 2.0"  # typed one character per change, as fast as --burst-interval-ms
 
 _LAUNCHERS = {"pallas_call", "kernel", "core_map", "emit_pipeline", "run_scoped", "run_state"}
 
@@ -183,7 +185,8 @@ def _body_anchor(fn: ast.FunctionDef, lines: list[str]) -> tuple[int, str]:
 
 def build_script(text: str) -> tuple[list[Edit], dict]:
     """The scripted edits for a file. Every group undoes itself, so the file ends as it began."""
-    lines = [Doc(text).line_text(i) for i in range(len(Doc(text).starts))]
+    doc = Doc(text)
+    lines = [doc.line_text(i) for i in range(len(doc.starts))]  # one index (not one per line)
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -492,6 +495,15 @@ class Client:
         return "\n".join(lines[-n:])
 
 
+def process_cpu_ms(pid: int) -> float | None:
+    """User + system CPU of a process so far (Linux /proc), in ms."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def client_capabilities(pull: bool = True) -> dict:
     caps = {
         "general": {"positionEncodings": ["utf-16"]},
@@ -538,12 +550,15 @@ class RunResult:
     server: str
     file: str
     repeat: int
-    mode: str = "?"  # pull | push
+    mode: str = "?"  # pull | push: what the session used
+    client: str = "pull"  # pull | push: what the client advertised (--modes)
     sync: str = "?"  # incremental | full
     init_ms: float | None = None
+    init_cpu_ms: float | None = None  # CPU the server process used up to its initialize answer
     open_ms: float | None = None
     open_diagnostics: int | None = None
     edits: list[EditResult] = field(default_factory=list)
+    bursts: list[float] = field(default_factory=list)  # last keystroke of a burst -> its diagnostics, ms
     error: str | None = None
     text_matches: bool | None = None
     server_info: dict | None = None
@@ -564,6 +579,7 @@ class Session:
         self.docs: dict[str, Doc] = {}
         self.versions: dict[str, int] = {}
         self.server_info: dict | None = None
+        self.init_cpu_ms: float | None = None
 
     async def start(self) -> float:
         t0 = time.perf_counter()
@@ -579,6 +595,7 @@ class Session:
         if self.spec.init_options is not None:
             params["initializationOptions"] = self.spec.init_options
         _, t1, result = await self.client.request("initialize", params, self.timeout)
+        self.init_cpu_ms = process_cpu_ms(self.client.pid)
         caps = (result or {}).get("capabilities", {})
         self.server_info = (result or {}).get("serverInfo")
         self.pull = bool(caps.get("diagnosticProvider")) and self.advertise_pull
@@ -648,18 +665,47 @@ class Session:
             t1, _, n = await self.client.wait_publish(fut, self.timeout)
         return version, (t1 - t0) * 1000, n
 
+    async def burst(self, uri: str, line: int, col: int, typed: str, interval_s: float) -> float:
+        """Type ``typed`` at (line, col) one character every ``interval_s`` without waiting for
+        diagnostics (pull: a request after every change, as editors do, none awaited); the
+        latency from the last change to the diagnostics of the last version, in ms."""
+        pulls = []
+        fut = None
+        t0 = 0.0
+        for k, ch in enumerate(typed):
+            e = Edit("burst", f"type {ch!r}", (line, col + k), (line, col + k), ch)
+            if self.mode == "push" and k == len(typed) - 1:
+                fut = self.client.expect_publish(uri, self.versions[uri] + 1, time.perf_counter())
+            _, t0 = await self.send_change(uri, e)
+            if self.mode == "pull":
+                pulls.append((await self.client.request_start("textDocument/diagnostic",
+                                                              {"textDocument": {"uri": uri}}))[1])
+            if k < len(typed) - 1:
+                await asyncio.sleep(interval_s)
+        if self.mode == "pull":
+            for f in pulls[:-1]:
+                f.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+            t1, _ = await self.client.wait_response(pulls[-1], self.timeout)
+        else:
+            assert fut is not None
+            t1, _, _ = await self.client.wait_publish(fut, self.timeout)
+        return (t1 - t0) * 1000
+
     async def close(self) -> None:
         await self.client.close()
 
 
 async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, logdir: Path,
-                   root: Path | None, max_consecutive_timeouts: int = 3, pull: bool = True) -> RunResult:
+                   root: Path | None, max_consecutive_timeouts: int = 3, pull: bool = True,
+                   bursts: int = 0, burst_interval_s: float = 0.03) -> RunResult:
     text = path.read_text(encoding="utf-8")
     edits, _ = build_script(text)
-    res = RunResult(server=spec.name, file=str(path), repeat=repeat)
-    sess = Session(spec, root or path.parent, timeout, logdir, f"{path.stem}-{repeat}", pull)
+    res = RunResult(server=spec.name, file=str(path), repeat=repeat, client="pull" if pull else "push")
+    sess = Session(spec, root or path.parent, timeout, logdir,
+                   f"{path.stem}-{repeat}-{'pull' if pull else 'push'}", pull)
     try:
         res.init_ms = await sess.start()
+        res.init_cpu_ms = sess.init_cpu_ms
         res.mode = sess.mode
         res.server_info = sess.server_info
         res.sync = "full" if sess.full_sync else "incremental"
@@ -677,6 +723,15 @@ async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, lo
                 if consecutive >= max_consecutive_timeouts:
                     res.error = f"gave up after {consecutive} edits without diagnostics: {err}"
                     break
+        # Typing fast: bursts of keystrokes on a new line of the kernel (the script's first
+        # edit), nothing awaited in between; then the line goes again.
+        first = edits[0] if edits and edits[0].kind == "insert-line" else None
+        for _ in range(bursts if first is not None and not res.error else 0):
+            indent = first.text[:-1]
+            line = first.start[0]
+            await sess.change(uri, Edit("insert-line", "burst line", (line, 0), (line, 0), first.text))
+            res.bursts.append(await sess.burst(uri, line, len(indent), BURST_TEXT, burst_interval_s))
+            await sess.change(uri, Edit("delete-line", "burst line", (line, 0), (line + 1, 0), ""))
         res.text_matches = sess.docs[uri].text == text
     except (RequestTimeout, ResponseError, ServerDied, OSError) as err:
         res.error = f"{type(err).__name__}: {err}"
@@ -859,6 +914,8 @@ def summarize(runs: list[RunResult], specs: dict[str, ServerSpec], baseline: str
         missing = sum(1 for r in mine for e in r.edits if e.latency_ms is None)
         opens = [r.open_ms for r in mine if r.open_ms is not None]
         inits = [r.init_ms for r in mine if r.init_ms is not None]
+        init_cpus = [r.init_cpu_ms for r in mine if r.init_cpu_ms is not None]
+        bursts = [b for r in mine for b in r.bursts]
         by_kind: dict[str, list[float]] = {}
         for r in mine:
             for e in r.edits:
@@ -868,7 +925,8 @@ def summarize(runs: list[RunResult], specs: dict[str, ServerSpec], baseline: str
             "server": name, "command": shlex.join(spec.argv),
             "mode": ",".join(sorted({r.mode for r in mine})) or "-",
             "runs": len(mine), "edits": len(lat), "no_diagnostics": missing,
-            "init_ms": _pct(inits, 50), "open_ms": _pct(opens, 50),
+            "init_ms": _pct(inits, 50), "init_cpu_ms": _pct(init_cpus, 50), "open_ms": _pct(opens, 50),
+            "burst_p50": _pct(bursts, 50), "burst_max": max(bursts) if bursts else None, "bursts": len(bursts),
             "p50": _pct(lat, 50), "p95": _pct(lat, 95), "max": max(lat) if lat else None,
             "debounce_ms": spec.debounce_ms,
             "p50_net": None if not lat else _pct(lat, 50) - spec.debounce_ms,
@@ -888,16 +946,18 @@ def summarize(runs: list[RunResult], specs: dict[str, ServerSpec], baseline: str
 
 def print_table(title: str, rows: list[dict], baseline: str) -> None:
     print(f"\n== {title}")
-    hdr = (f"{'server':<8} {'mode':<5} {'edits':>5} {'miss':>4} {'init':>7} {'open→diag':>9} "
-           f"{'p50':>8} {'p95':>8} {'max':>8} {'debounce':>8} {'p50-deb':>8} "
+    hdr = (f"{'server':<8} {'mode':<5} {'edits':>5} {'miss':>4} {'init':>7} {'init cpu':>8} {'open→diag':>9} "
+           f"{'p50':>8} {'p95':>8} {'max':>8} {'burst':>8} {'burst':>8} {'debounce':>8} {'p50-deb':>8} "
            f"{'p50/' + baseline:>10} {'net/' + baseline:>10}")
     print(hdr)
-    print(f"{'':<8} {'':<5} {'':>5} {'':>4} {'ms':>7} {'ms':>9} {'ms':>8} {'ms':>8} {'ms':>8} {'ms':>8} {'ms':>8}")
+    print(f"{'':<8} {'':<5} {'':>5} {'':>4} {'ms':>7} {'ms':>8} {'ms':>9} {'ms':>8} {'ms':>8} {'ms':>8} "
+          f"{'p50 ms':>8} {'max ms':>8} {'ms':>8} {'ms':>8}")
     for r in rows:
         ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x"
         ratio_net = "-" if r["ratio_net"] is None else f"{r['ratio_net']:.2f}x"
         print(f"{r['server']:<8} {r['mode']:<5} {r['edits']:>5} {r['no_diagnostics']:>4} {_fmt(r['init_ms']):>7} "
-              f"{_fmt(r['open_ms']):>9} {_fmt(r['p50']):>8} {_fmt(r['p95']):>8} {_fmt(r['max']):>8} "
+              f"{_fmt(r['init_cpu_ms']):>8} {_fmt(r['open_ms']):>9} {_fmt(r['p50']):>8} {_fmt(r['p95']):>8} "
+              f"{_fmt(r['max']):>8} {_fmt(r['burst_p50']):>8} {_fmt(r['burst_max']):>8} "
               f"{_fmt(r['debounce_ms'], 0):>8} {_fmt(r['p50_net']):>8} {ratio:>10} {ratio_net:>10}")
     kinds = ["type", "insert-line", "delete-line", "insert-lines", "delete-lines", "syntax-error",
              "syntax-fix", "far-insert", "far-type", "far-delete"]
@@ -914,6 +974,17 @@ def print_table(title: str, rows: list[dict], baseline: str) -> None:
 # ---------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------
+
+def compile_package() -> None:
+    """Byte-compile this project's package, as installing a wheel does: the editable install
+    otherwise recompiles every module at each server start (PYTHONDONTWRITEBYTECODE is set on
+    these machines), and startup would measure the compiler."""
+    import compileall
+
+    pkg = Path(__file__).resolve().parent.parent / "server" / "pallas_lsp"
+    if pkg.is_dir():
+        compileall.compile_dir(str(pkg), quiet=1)
+
 
 def resolve_command(cmd: str) -> list[str]:
     argv = shlex.split(cmd)
@@ -959,6 +1030,10 @@ async def amain(args: argparse.Namespace) -> int:
     print(describe_code_state(state))
     raw: dict[str, Any] = {"argv": sys.argv, "code": state, "servers": {k: asdict(v) for k, v in specs.items()},
                            "files": [], "runs": [], "soak": []}
+    modes = ["push"] if args.push_only else [m.strip() for m in args.modes.split(",") if m.strip()]
+    if any(m not in ("pull", "push") for m in modes):
+        sys.exit(f"--modes: pull and/or push, got {args.modes!r}")
+    compile_package()
     rc = 0
     if args.soak:
         print(f"\n== soak: {args.soak_files} generated files of {args.soak_lines} lines, {args.soak} edits "
@@ -993,21 +1068,28 @@ async def amain(args: argparse.Namespace) -> int:
                 print(f"     {e.kind:<13} {e.start}-{e.end} {e.text!r}")
         runs: list[RunResult] = []
         for r in range(args.repeat):
-            for spec in specs.values():
-                res = await run_file(spec, path, r, args.timeout, logdir, Path(args.root) if args.root else None,
-                                     pull=not args.push_only)
-                runs.append(res)
-                lat = [e.latency_ms for e in res.edits if e.latency_ms is not None]
-                print(f"   run {r + 1}/{args.repeat} {spec.name:<6} {res.mode:<4} init {_fmt(res.init_ms)} ms, "
-                      f"open→diag {_fmt(res.open_ms)} ms ({res.open_diagnostics} diags), "
-                      f"edits p50 {_fmt(_pct(lat, 50))} ms max {_fmt(max(lat) if lat else None)} ms"
-                      + (f"  ERROR {res.error.splitlines()[0]}" if res.error else ""), flush=True)
+            for mode in modes:  # both modes and every server in one run, interleaved
+                for spec in specs.values():
+                    res = await run_file(spec, path, r, args.timeout, logdir,
+                                         Path(args.root) if args.root else None, pull=mode == "pull",
+                                         bursts=args.bursts, burst_interval_s=args.burst_interval_ms / 1000)
+                    runs.append(res)
+                    lat = [e.latency_ms for e in res.edits if e.latency_ms is not None]
+                    print(f"   run {r + 1}/{args.repeat} {spec.name:<6} {res.mode:<4} init {_fmt(res.init_ms)} ms "
+                          f"(cpu {_fmt(res.init_cpu_ms)} ms), open→diag {_fmt(res.open_ms)} ms "
+                          f"({res.open_diagnostics} diags), edits p50 {_fmt(_pct(lat, 50))} ms "
+                          f"max {_fmt(max(lat) if lat else None)} ms, bursts {[round(b, 1) for b in res.bursts]}"
+                          + (f"  ERROR {res.error.splitlines()[0]}" if res.error else ""), flush=True)
         all_runs += runs
         raw["runs"] += [asdict(r) for r in runs]
-        print_table(f"{path.name}: {args.repeat} run(s) per server", summarize(runs, specs, args.baseline),
-                    args.baseline)
+        for mode in modes:
+            mine = [r for r in runs if r.client == mode]
+            print_table(f"{path.name}, client advertises {mode}: {args.repeat} run(s) per server",
+                        summarize(mine, specs, args.baseline), args.baseline)
     if len(files) > 1:
-        print_table(f"all {len(files)} files", summarize(all_runs, specs, args.baseline), args.baseline)
+        for mode in modes:
+            print_table(f"all {len(files)} files, client advertises {mode}",
+                        summarize([r for r in all_runs if r.client == mode], specs, args.baseline), args.baseline)
     if all_runs:
         raw["summary"] = summarize(all_runs, specs, args.baseline)
         if any(r.error for r in all_runs):
@@ -1041,7 +1123,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", default="ours", help="server the ratios are against (default ours)")
     ap.add_argument("--json", metavar="OUT", help="write raw results as JSON")
     ap.add_argument("--push-only", action="store_true",
-                    help="do not advertise pull diagnostics: every server must publish (measures push paths)")
+                    help="do not advertise pull diagnostics: every server must publish (same as --modes push)")
+    ap.add_argument("--modes", default="pull,push",
+                    help="client modes to run, each for every server in the same run: pull (advertise pull "
+                         "diagnostics; servers that offer them are asked), push (do not advertise: every server "
+                         "publishes). Default: pull,push")
+    ap.add_argument("--bursts", type=int, default=3,
+                    help="after the script, type this many bursts of %d characters without waiting for "
+                         "diagnostics in between (default 3)" % len(BURST_TEXT))
+    ap.add_argument("--burst-interval-ms", type=float, default=30.0,
+                    help="time between the keystrokes of a burst (default 30 ms: fast typing)")
     ap.add_argument("--show-script", action="store_true", help="print the edit script of each file")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (generated files, stderr logs)")
     ap.add_argument("--soak", type=int, metavar="N", help="soak mode: N edits round-robin over generated files")
