@@ -221,3 +221,16 @@ def test_editing_the_package_init_moves_what_its_name_resolves_to(tmp_path):
     texts[init] = "from .square import square\n"
     prog.forget(init)
     assert codes() == (["PAL001"], ["PAL001"])
+
+
+def test_a_new_script_calling_the_reexported_launcher_is_seen(tmp_path):
+    """A file created after the caller lists were worked out (files_changed) is a new importer."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REEXPORT_WS, ws)
+    (ws / "run_square.py").unlink()
+    prog, e = Program(ws), Engine()
+    helper = str(ws / "kernels" / "helpers.py")
+    assert e.analyse_in(prog, helper).findings == []
+    shutil.copy(REEXPORT_WS / "run_square.py", ws / "run_new.py")
+    prog.files_changed()
+    assert [f.code for f in e.analyse_in(prog, helper).findings] == ["PAL001"]

@@ -286,12 +286,17 @@ class Program:
             self._resolution_deps.clear()
             self._importers.clear()
             self.unit_cache.clear()
+            for _, _, ev in self._modules.values():
+                ev._workspace_importers_changed()  # type: ignore[attr-defined]  # (a new importer)
 
     # --- import resolution (jedi) ---------------------------------------------------------
     def _jedi_project(self):
         if self._project is None:
             import jedi
 
+            from ..files import guard_jedi_reads
+
+            guard_jedi_reads()  # jedi's own reads: regular files of bounded size only, never blocking
             self._project = jedi.Project(str(self.root) if self.root else os.getcwd(),
                                          environment_path=self.environment, load_unsafe_extensions=False,
                                          smart_sys_path=True)
