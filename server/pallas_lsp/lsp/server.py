@@ -104,8 +104,9 @@ class OpenTexts:
 def collector_paused(cold: bool):
     """A document's first (cold) analysis builds every block's tree and index, about a million
     objects that live until it ends, and the cyclic collector rescanned them over and over (35-50%
-    of the cold analysis of a 9,853-line file). The collector is paused for that one analysis;
-    keystrokes' analyses run with it, so a long session's garbage never waits (runtime.py)."""
+    of the cold analysis of a 9,853-line file). The collector is paused for that one analysis,
+    and one full collection follows it on the worker; keystrokes' analyses run with it, so a
+    long session's garbage never waits (runtime.py)."""
     if not cold or not gc.isenabled():
         yield
         return
@@ -440,6 +441,10 @@ class PallasServer(LanguageServer):
             return a
 
         job = Job(gen, self.worker.submit(work))
+        if prev is None:
+            # The collection the cold analysis skipped, right after its result is handed back
+            # (while the user reads the new file), not at a keystroke soon after.
+            self.worker.submit(gc.collect)
         self.inflight[unit] = job
 
         def done(fut: asyncio.Future) -> None:
@@ -1221,7 +1226,7 @@ def serve(tcp: str | None = None) -> int:
 
     tune_gc(batch=False)
     # Our own transports (lsp/protocol.py): bounded reads, the LSP lifecycle, exit codes.
-    from .protocol import loopback_address, run_stdio, run_tcp
+    from .protocol import leave_process, loopback_address, run_stdio, run_tcp
 
     if tcp:
         try:
@@ -1230,7 +1235,7 @@ def serve(tcp: str | None = None) -> int:
             print(f"pallas-lsp serve: {exc}", file=sys.stderr)
             return 2
         return run_tcp(server, host, port, on_session_end=_forget_client)
-    return run_stdio(server, sys.stdin.fileno(), sys.stdout.buffer)
+    leave_process(run_stdio(server, sys.stdin.fileno(), sys.stdout.buffer))
 
 
 def _forget_client() -> None:
