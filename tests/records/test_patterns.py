@@ -213,3 +213,24 @@ def test_random_patterns_mean_the_same_on_re2(pattern, texts, ignorecase):
     ours.search("a" * 3000 + "!")
     ours.search("ab1 " * 750)
     assert time.perf_counter() - start < 2, pattern
+
+
+def test_checking_one_file_is_bounded_with_one_message_for_the_rest(tmp_path):
+    # An 8 MiB file of distinct 2,000-character patterns took minutes to load (each one parsed,
+    # checked and compiled); now the file's checking budget stops it, with one message.
+    records = [_record(f"long-{i}", "x" * 1990 + f"z{i}") for i in range(2000)]
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(records))
+    start = time.monotonic()
+    loaded, problems = load_records_file(path)
+    assert time.monotonic() - start < 30
+    assert 0 < len(loaded) < 200
+    (problem,) = problems
+    assert f"record[{len(loaded)}]" in str(problem) and f"the {2000 - len(loaded) - 1} after it" in str(problem)
+    assert "takes too long" in str(problem) and str(path) in str(problem)
+
+
+def test_a_pattern_too_complex_to_check_is_refused():
+    many_classes = "(?:" + "|".join(f"[{chr(c)}-{chr(c + 1)}]q" for c in range(0x4e00, 0x4e00 + 300, 2)) + ")*"
+    with pytest.raises(PatternRefused, match="too complex to check"):
+        compile_pattern(many_classes)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-from .patterns import PatternRefused, RecordPattern, compile_pattern
+from .patterns import RecordPattern, check_pattern
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -44,6 +44,9 @@ SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PATTERN_CHARS = 2000
+# About 1.5 s of pattern checking per file: ~150,000 characters of plain patterns, fewer if
+# they are complex. Real record files need a small fraction of it.
+MAX_PATTERN_WORK_PER_FILE = 1_500_000
 # Text matched against patterns is cut to this many characters per line and lines (patterns
 # run on RE2, linear in the text; see patterns.py). The work of one match over all records is
 # bounded too: characters scanned plus a per-call cost, summed over records and lines.
@@ -129,15 +132,23 @@ def https_link(url: Any) -> str:
     return "".join(f"%{ord(ch):02X}" if ch in "()<>\"'`[]" else ch for ch in url)
 
 
-def _check_pattern(pattern: str) -> tuple[RecordPattern | None, str | None]:
+@dataclass
+class PatternBudget:
+    """What checking one file's messagePatterns may cost (patterns.check_pattern's work units,
+    about a microsecond each): an 8 MiB file of hard patterns would otherwise take minutes."""
+
+    left: int = MAX_PATTERN_WORK_PER_FILE
+
+
+def _check_pattern(pattern: str, budget: PatternBudget | None) -> tuple[RecordPattern | None, str | None]:
     """The compiled pattern, or why it is unusable (see patterns.py: catastrophic shapes are
     refused, and everything else runs on a linear-time engine)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return None, f"pattern longer than {MAX_PATTERN_CHARS} characters"
-    try:
-        return compile_pattern(pattern), None
-    except PatternRefused as exc:
-        return None, str(exc)
+    compiled, why, work = check_pattern(pattern)
+    if budget is not None:
+        budget.left -= work
+    return compiled, why
 
 
 def _name(obj: dict) -> str:
@@ -145,7 +156,8 @@ def _name(obj: dict) -> str:
     return f"record '{slug}'" if isinstance(slug, str) and slug.strip() else "record"
 
 
-def parse_record(obj: Any, path: str, where: str) -> tuple[ErrorRecord | None, list[RecordProblem]]:
+def parse_record(obj: Any, path: str, where: str,
+                 budget: PatternBudget | None = None) -> tuple[ErrorRecord | None, list[RecordProblem]]:
     """Validate one record object (wrapped or bare)."""
     problems: list[RecordProblem] = []
     if isinstance(obj, dict) and "record" in obj:
@@ -173,7 +185,7 @@ def parse_record(obj: Any, path: str, where: str) -> tuple[ErrorRecord | None, l
     pattern = obj.get("messagePattern")
     compiled = None
     if isinstance(pattern, str) and pattern.strip():
-        compiled, why = _check_pattern(pattern)
+        compiled, why = _check_pattern(pattern, budget)
         if why:
             problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
     if problems:
@@ -220,9 +232,16 @@ def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[Re
     items = data if isinstance(data, list) else [data]
     records: list[ErrorRecord] = []
     problems: list[RecordProblem] = []
+    budget = PatternBudget()
     for i, item in enumerate(items):
         where = f"record[{i}]" if isinstance(data, list) else "record"
-        rec, probs = parse_record(item, path, where)
+        if budget.left <= 0:  # one message for the rest, not one per record
+            rest = len(items) - i - 1
+            problems.append(RecordProblem(path, where, (
+                f"this record{f' and the {rest} after it' if rest else ''} not loaded: checking the file's "
+                "messagePatterns takes too long (too many, or too complex); split the file or simplify them")))
+            break
+        rec, probs = parse_record(item, path, where, budget)
         problems.extend(probs)
         if rec is not None:
             records.append(rec)

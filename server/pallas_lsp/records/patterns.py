@@ -20,6 +20,7 @@ case-insensitive matching folds case the Unicode way even under ``(?a)``.
 """
 from __future__ import annotations
 
+import functools
 import re
 import re._constants as sre
 import re._parser as sre_parse
@@ -27,6 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 MAX_PATTERN_NESTING = 100  # groups within groups; the parser itself recurses past ~500
+# Character tests the backtracking check may make for one pattern (~0.15 s); real patterns
+# need a few thousand. Past it the pattern is refused as too complex to check.
+MAX_CHECK_WORK = 60_000
+# Work units (about a microsecond each): reading and translating a pattern costs about 10 per
+# character, one character test of the check about 3. Records files budget them (records/).
+PATTERN_CHAR_WORK = 10
+PROBE_WORK = 3
 RE2_MAX_REPEAT = 1000  # RE2's limit for {m,n}
 
 _MULTI_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
@@ -74,29 +82,60 @@ class RecordPattern:
 
 def compile_pattern(pattern: str, *, use_re2: bool = True) -> RecordPattern:
     """The pattern ready to match, or :class:`PatternRefused` saying what is wrong with it."""
-    tree = _parse(pattern)
-    hazard = backtracking_hazard(tree)
-    if hazard:
-        raise PatternRefused(hazard)
-    if use_re2 and _re2 is not None:
-        options = _re2.Options()
-        options.log_errors = False  # RE2 would print every refusal to stderr
-        options.never_capture = True  # only "does it match" is asked: lets RE2 use its DFA
-        try:
-            compiled = _re2.compile(to_re2(tree), options)
-        except _re2.error as exc:
-            why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-            raise PatternRefused(f"the linear-time matcher (RE2) cannot run it: {why}") from None
-        return RecordPattern(pattern, "re2", compiled.search, compiled.fullmatch)
+    compiled, why, _work = check_pattern(pattern, use_re2=use_re2)
+    if why is not None:
+        raise PatternRefused(why)
+    return compiled
+
+
+def check_pattern(pattern: str, *, use_re2: bool = True) -> tuple[RecordPattern | None, str | None, int]:
+    """(the compiled pattern, None, work) or (None, why it is refused, work). ``work`` is what
+    reading and checking it cost (PATTERN_CHAR_WORK per character plus the character tests of
+    the backtracking check), the same every time, for a caller's budget. Results are cached
+    by pattern text, so a records file read again costs little."""
+    return _check_cached(pattern, bool(use_re2 and _re2 is not None))
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_cached(pattern: str, use_re2: bool) -> tuple[RecordPattern | None, str | None, int]:
+    work = PATTERN_CHAR_WORK * len(pattern)
+    probes = None
+    try:
+        tree = _parse(pattern, validate_with_re=not use_re2)
+        probes = _Probes(tree)
+        hazard = _hazard(list(tree), False, probes)
+        if hazard:
+            raise PatternRefused(hazard)
+        compiled = _compile_re2(pattern, tree) if use_re2 else _compile_re(pattern, tree)
+    except PatternRefused as exc:
+        return None, str(exc), work + (probes.work * PROBE_WORK if probes else 0)
+    except RecursionError:
+        return None, f"groups nested too deeply (more than {MAX_PATTERN_NESTING})", work
+    return compiled, None, work + probes.work * PROBE_WORK
+
+
+def _compile_re2(pattern: str, tree: sre_parse.SubPattern) -> RecordPattern:
+    options = _re2.Options()
+    options.log_errors = False  # RE2 would print every refusal to stderr
+    options.never_capture = True  # only "does it match" is asked: lets RE2 use its DFA
+    try:
+        compiled = _re2.compile(to_re2(tree), options)
+    except _re2.error as exc:
+        why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise PatternRefused(f"the linear-time matcher (RE2) cannot run it: {why}") from None
+    return RecordPattern(pattern, "re2", compiled.search, compiled.fullmatch)
+
+
+def _compile_re(pattern: str, tree: sre_parse.SubPattern) -> RecordPattern:
     repeats = _count_multi_repeats(tree)
     if repeats > 1:
         raise PatternRefused(f"{repeats} repetitions, and without the google-re2 package only patterns with "
                              "at most one repetition are matched (install google-re2)")
-    compiled_re = re.compile(pattern)
-    return RecordPattern(pattern, "re", compiled_re.search, compiled_re.fullmatch)
+    compiled = re.compile(pattern)
+    return RecordPattern(pattern, "re", compiled.search, compiled.fullmatch)
 
 
-def _parse(pattern: str) -> sre_parse.SubPattern:
+def _parse(pattern: str, *, validate_with_re: bool) -> sre_parse.SubPattern:
     try:
         tree = sre_parse.parse(pattern)
     except RecursionError:
@@ -105,10 +144,11 @@ def _parse(pattern: str) -> sre_parse.SubPattern:
         raise PatternRefused(f"invalid regular expression: {exc}") from None
     if _nesting(tree) > MAX_PATTERN_NESTING:
         raise PatternRefused(f"groups nested too deeply (more than {MAX_PATTERN_NESTING})")
-    try:  # the compiler finds a few errors the parser does not (e.g. variable-width look-behind)
-        re.compile(pattern)
-    except (re.error, OverflowError, RecursionError, ValueError) as exc:
-        raise PatternRefused(f"invalid regular expression: {exc}") from None
+    if validate_with_re:  # the compiler finds a few errors the parser does not; RE2 checks for itself
+        try:
+            re.compile(pattern)
+        except (re.error, OverflowError, RecursionError, ValueError) as exc:
+            raise PatternRefused(f"invalid regular expression: {exc}") from None
     return tree
 
 
@@ -161,8 +201,10 @@ OVERLAP_MESSAGE = ("a repeated alternation whose branches can match the same tex
 
 def backtracking_hazard(tree: sre_parse.SubPattern) -> str | None:
     """Why the parsed pattern can take exponential time in a backtracking matcher, or None."""
-    probes = _Probes(tree)
-    return _hazard(list(tree), False, probes)
+    try:
+        return _hazard(list(tree), False, _Probes(tree))
+    except PatternRefused as exc:
+        return str(exc)
 
 
 def _hazard(items: list, in_repeat: bool, probes: "_Probes") -> str | None:
@@ -187,11 +229,16 @@ def _hazard(items: list, in_repeat: bool, probes: "_Probes") -> str | None:
 def _branches_overlap(branches: list, rest: list, probes: "_Probes") -> bool:
     """Can two branches (each followed by what comes after the alternation) start with the same
     character? A branch that can match nothing at all counts as starting with anything."""
-    starts = []
+    rest_first, rest_nullable = probes.first(rest)
+    seen: set = set()
     for branch in branches:
-        first, nullable = probes.first(list(branch) + list(rest))
-        starts.append(probes.everything if nullable else first)
-    return any(starts[a] & starts[b] for a in range(len(starts)) for b in range(a + 1, len(starts)))
+        first, nullable = probes.first(list(branch))
+        if nullable:
+            first = probes.everything if rest_nullable else first | rest_first
+        if seen & first:
+            return True
+        seen |= first
+    return False
 
 
 class _Probes:
@@ -223,13 +270,15 @@ class _Probes:
             chars |= {v for c in chars for v in (c.lower(), c.upper(), c.casefold()) if len(v) == 1}
         self.chars = frozenset(chars)
         self.everything = self.chars
+        self._item_sets: dict = {}  # one character item -> the probes it matches
+        self.work = 0
 
     def first(self, items: list) -> tuple[frozenset, bool]:
         """(characters a match can start with, whether it can match the empty string)."""
         acc: set = set()
         for op, av in items:
             if op in (sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN):
-                return frozenset(acc | {c for c in self.chars if self._member(op, av, c)}), False
+                return frozenset(acc | self._item_set(op, av)), False
             if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
                 continue  # zero-width
             if op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
@@ -249,6 +298,28 @@ class _Probes:
             if not nullable and min_count > 0:
                 return frozenset(acc), False
         return frozenset(acc), True
+
+    def _item_set(self, op: Any, av: Any) -> frozenset:
+        key = (op, av) if op is not sre.IN else (op, repr(av))
+        got = self._item_sets.get(key)
+        if got is None:
+            self.work += len(self.chars) if op is sre.IN or op is sre.ANY or self.ignorecase else 1
+            if self.work > MAX_CHECK_WORK:
+                raise PatternRefused("too complex to check for catastrophic backtracking (many different "
+                                     "alternatives or character classes under repetition); simplify it")
+            if op in (sre.LITERAL, sre.NOT_LITERAL):  # no need to test every probe
+                same = self._case_variants(chr(av)) & self.chars
+                got = frozenset(same) if op is sre.LITERAL else self.chars - same
+            else:
+                got = frozenset(c for c in self.chars if self._member(op, av, c))
+            self._item_sets[key] = got
+        return got
+
+    def _case_variants(self, ch: str) -> set:
+        if not self.ignorecase:
+            return {ch}
+        out = {ch} | {v for v in (ch.lower(), ch.upper(), ch.casefold()) if len(v) == 1}
+        return out | {c for c in self.chars if c.lower() in out or c.upper() in out}
 
     def _member(self, op: Any, av: Any, ch: str) -> bool:
         variants = {ch, ch.lower(), ch.upper()} if self.ignorecase else {ch}
