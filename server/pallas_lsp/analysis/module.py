@@ -114,8 +114,13 @@ class BlockParse:
 # written twice, still gets a parse of its own that stays the same object while its text lives.
 _Key = tuple[str, str, str, str, int]
 _CACHE: "OrderedDict[_Key, BlockParse]" = OrderedDict()
-_CACHE_LIMIT = 50_000
+_CACHE_LIMIT = 50_000  # parses kept beyond the blocks of the live module texts
 _CACHE_LOCK = Lock()
+# The blocks of the live texts (retain_only) and of the texts being indexed now are never what
+# the limit evicts: a 65,000-statement file thrashed a fixed-size cache, and every edit then
+# re-parsed the whole file (7-13 s).
+_ROOM = [0, 0]  # [blocks of the live texts, blocks of the texts being indexed]
+_ROOM_LIMIT = 1_000_000  # (a bound all the same)
 _TYPE_PARAMS = re.compile(r"((?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z_0-9]*)\[")
 _TYPE_ALIAS = re.compile(r"(?m)^([ \t]*)type([ \t]+)([A-Za-z_][A-Za-z_0-9]*)")
 
@@ -359,7 +364,8 @@ def parse_block(block: Block, path: str | None = None, occurrence: int = 0) -> B
     bp = _parse(block, path)
     with _CACHE_LOCK:
         _CACHE[key] = bp
-        while len(_CACHE) > _CACHE_LIMIT:
+        limit = _CACHE_LIMIT + min(_ROOM[0] + _ROOM[1], _ROOM_LIMIT)
+        while len(_CACHE) > limit:
             _CACHE.popitem(last=False)
     return bp
 
@@ -377,11 +383,20 @@ def retain_only(path: str | None, keys: set[_Key]) -> None:
         for key in old - keys:
             _CACHE.pop(key, None)
         _BY_PATH[path] = keys
+        _ROOM[0] += len(keys) - len(old)
+
+
+def _indexing(blocks: int) -> None:
+    """``blocks`` more (or, negative, fewer) blocks are being indexed now: room for them."""
+    with _CACHE_LOCK:
+        _ROOM[1] += blocks
 
 
 def clear_cache() -> None:
     with _CACHE_LOCK:
         _CACHE.clear()
+        _BY_PATH.clear()
+        _ROOM[0] = 0
 
 
 @dataclass(eq=False)
@@ -409,16 +424,20 @@ class ModuleIndex:
         self._block_of: dict[int, tuple[Block, BlockParse]] | None = None
         self._occurrences: dict[tuple[str, str, str], int] = {}
         keys: set = set()
-        for block in self.blocks:
-            bp = self._add(block, keys)
-            if bp.error is not None:
-                msg, line, col = bp.error
-                line = max(line + self._offset[id(bp)], block.start_line)
-                self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
-                # Keep what still parses after a half-typed construct.
-                for part in split_loose(block)[1:]:
-                    self._add(part, keys)
-        retain_only(path, keys)
+        _indexing(len(self.blocks))
+        try:
+            for block in self.blocks:
+                bp = self._add(block, keys)
+                if bp.error is not None:
+                    msg, line, col = bp.error
+                    line = max(line + self._offset[id(bp)], block.start_line)
+                    self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
+                    # Keep what still parses after a half-typed construct.
+                    for part in split_loose(block)[1:]:
+                        self._add(part, keys)
+            retain_only(path, keys)
+        finally:
+            _indexing(-len(self.blocks))
 
     def _add(self, block: Block, keys: set) -> BlockParse:
         seen = (block.kind, block.owner, block.text)

@@ -1,0 +1,51 @@
+"""Legal but hostile files keep every per-file and per-edit cost near linear (issue 15): one
+kernel launched thousands of times, and files with more statements than the parse cache holds.
+Figures: benchmarks/hostile_shapes.py."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from hostile_shapes import launches, statements  # noqa: E402
+
+from pallas_lsp.analysis import module as module_mod  # noqa: E402
+from pallas_lsp.analysis.engine import Engine  # noqa: E402
+from pallas_lsp.analysis.fixes import KernelLaunches  # noqa: E402
+
+
+def test_launches_of_a_kernel_are_counted_once_per_analysis(monkeypatch):
+    # The scratch fix asks, for every hit, how often the kernel is launched: a scan of every
+    # launch per hit made 20,000 launches of one kernel cost 49 s, 50,000 over 5 minutes.
+    recounts, asked = [], []
+    real_count, real_of = KernelLaunches._count, KernelLaunches.of_kernel
+    monkeypatch.setattr(KernelLaunches, "_count", lambda self: recounts.append(len(self)) or real_count(self))
+    monkeypatch.setattr(KernelLaunches, "of_kernel", lambda self, k: asked.append(1) or real_of(self, k))
+    n = 300
+    result = Engine().analyse(launches(n), "/tmp/many_launches.py")
+    (finding,) = result.findings
+    assert finding.code == "PAL001" and "(and 299 more launch contexts)" in finding.message
+    assert len(asked) == n  # every hit asked ...
+    assert recounts == [n]  # ... and the launches were counted once
+
+
+def test_an_edit_reparses_only_its_block_when_the_file_outgrows_the_cache(monkeypatch):
+    # A fixed-size parse cache smaller than the file's block count evicted the file's own
+    # blocks while indexing it, so every edit re-parsed the whole file (4.7 MB: 7-13 s).
+    monkeypatch.setattr(module_mod, "_CACHE_LIMIT", 50)
+    module_mod.clear_cache()
+    parsed = []
+    real_parse = module_mod._parse
+    monkeypatch.setattr(module_mod, "_parse", lambda block, path=None: parsed.append(block) or real_parse(block, path))
+    text = statements(400)
+    engine = Engine()
+    engine.analyse(text, "/tmp/many_statements.py")
+    assert len(parsed) >= 400
+    for k in range(3):
+        parsed.clear()
+        lines = text.splitlines(keepends=True)
+        lines[200 + k] = lines[200 + k].rstrip("\n") + "  # edited\n"
+        text = "".join(lines)
+        engine.analyse(text, "/tmp/many_statements.py")
+        assert len(parsed) <= 2, len(parsed)
+    module_mod.clear_cache()
