@@ -28,7 +28,9 @@ def deadline(seconds: float = 10.0):
         raise TimeoutError(f"blocked for more than {seconds}s")
 
     old = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Fires again every second after the deadline: code that swallows the first TimeoutError
+    # (jedi catches OSError around its reads) and blocks again is cut again.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:
@@ -304,3 +306,30 @@ def test_source_cache_sees_a_file_replaced_by_a_fifo(tmp_path):
     with deadline(5):  # (a blocked read would be cut here, and read as unreadable: time it too)
         assert read_file(str(p)) is None
     assert time.monotonic() - start < 2
+
+
+def test_jedi_reads_are_bounded_too(tmp_path):
+    """Import resolution falls back to jedi, which reads files itself: a FIFO among a buildout
+    project's ``bin/`` scripts blocked it for good, and a 177 MB module it followed was read and
+    parsed whole (minutes). Both are refused now and the import is just not followed."""
+    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.analysis.program import Program
+
+    ws = tmp_path / "ws"
+    (ws / "bin").mkdir(parents=True)
+    (ws / "buildout.cfg").write_text("[buildout]\n")
+    os.mkfifo(ws / "bin" / "fifo")
+    (ws / "bin" / "zero").symlink_to("/dev/zero")
+    (ws / "bin" / "script").write_text("#!/usr/bin/python\nimport sys\n")
+    (ws / "nothere").mkdir()  # a folder: the import is left to jedi
+    with open(ws / "big.py", "wb") as f:
+        f.truncate(177_000_000)
+    (ws / "m.py").write_text("from nothere import a\nfrom big import b\n" + KERNEL)
+    program = Program(ws)
+    start = time.monotonic()
+    with deadline(60), bounded_memory():
+        result = Engine().analyse_in(program, str(ws / "m.py"))
+    assert time.monotonic() - start < 30
+    assert [f.code for f in result.findings] == ["PAL001"]
+    assert any("import of b" in n and "FileReadError" in n for n in program.notes), program.notes
+    assert not any("Timeout" in n or "MemoryError" in n for n in program.notes), program.notes

@@ -249,3 +249,70 @@ def decode_source(data: bytes) -> str:
                 "declared (PEP 263)", line) from None
         raise SourceDecodeError(f"the file does not decode as {encoding}, the encoding it "
                                 f"declares: byte '\\x{bad.hex()}' on line {line}", line) from None
+
+
+# --- jedi's own reads ----------------------------------------------------------------------------
+
+def guard_jedi_reads(max_bytes: int = MAX_SOURCE_BYTES) -> None:
+    """jedi (import resolution) reads files itself, with plain ``open().read()``: every module it
+    follows (parso's ``FileIO.read``) and, in a buildout project, the first line of each file in
+    ``bin/``. A FIFO there would block the workspace analysis for good and a 177 MB module would be
+    read and parsed whole. Route both through the reader above (regular files of at most
+    ``max_bytes``; a refused module is an ``OSError`` jedi's caller reports as not followed).
+    Process-wide and idempotent: called before jedi is first used."""
+    from parso import file_io
+
+    if getattr(file_io.FileIO.read, "_pallas_bounded", False):
+        return
+
+    def read(self) -> bytes:
+        return read_regular_bytes(self.path, max_bytes)
+
+    read._pallas_bounded = True  # type: ignore[attr-defined]
+    file_io.FileIO.read = read  # jedi's FileIO subclasses parso's; KnownContentFileIO keeps its text
+    try:
+        from jedi.inference import InferenceState, sys_path
+    except ImportError:
+        return
+    if hasattr(sys_path, "_get_buildout_script_paths"):
+        sys_path._get_buildout_script_paths = _buildout_script_paths
+    # A module jedi's finder (in its own subprocess) found arrives with its text already read:
+    # refuse one over the limit before parso spends minutes on it.
+    parse_and_get_code = InferenceState.parse_and_get_code
+
+    def bounded_parse(self, code=None, path=None, *args, file_io=None, **kwargs):
+        if code is None and file_io is not None:
+            code = file_io.read()
+        if code is not None and len(code) > max_bytes:
+            raise _too_large(path or getattr(file_io, "path", "<module>"), len(code), max_bytes)
+        return parse_and_get_code(self, code, path, *args, file_io=file_io, **kwargs)
+
+    InferenceState.parse_and_get_code = bounded_parse
+
+
+_MAX_BUILDOUT_SCRIPTS = 200
+_MAX_BUILDOUT_SCRIPT_BYTES = 1 << 20
+
+
+def _buildout_script_paths(search_path):
+    """jedi's ``_get_buildout_script_paths`` (the Python scripts in a buildout project's ``bin/``),
+    reading only regular files of bounded size, and at most a bounded number of them."""
+    from jedi.inference import sys_path
+
+    find_parent = getattr(sys_path, "_get_parent_dir_with_file", None)
+    project_root = find_parent(search_path, "buildout.cfg") if find_parent is not None else None
+    if not project_root:
+        return
+    bin_path = project_root.joinpath("bin")
+    try:
+        names = sorted(os.listdir(bin_path))[:_MAX_BUILDOUT_SCRIPTS]
+    except OSError:
+        return
+    for name in names:
+        path = bin_path.joinpath(name)
+        try:
+            first = read_regular_bytes(path, _MAX_BUILDOUT_SCRIPT_BYTES).split(b"\n", 1)[0]
+        except FileReadError:
+            continue
+        if first.startswith(b"#!") and b"python" in first:
+            yield path

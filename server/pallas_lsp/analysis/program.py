@@ -294,6 +294,9 @@ class Program:
         if self._project is None:
             import jedi
 
+            from ..files import guard_jedi_reads
+
+            guard_jedi_reads()  # jedi's own reads: regular files of bounded size only, never blocking
             self._project = jedi.Project(str(self.root) if self.root else os.getcwd(),
                                          environment_path=self.environment, load_unsafe_extensions=False,
                                          smart_sys_path=True)
