@@ -7,7 +7,8 @@ A launch in a test method does not run for a class when the test is skipped ther
 
 (or ``pytest.skip(...)``, ``raise unittest.SkipTest(...)``, ``return``, the inverted
 ``if not self.INTERPRET:``, an ``else:`` branch, a ``@unittest.skipIf(...)`` /
-``@pytest.mark.skipif(...)`` decorator, or the same guard in ``setUp``). Conditions are read
+``@pytest.mark.skipif(...)`` decorator on the test or on its class or a base class, or the
+same guard in ``setUp``). Conditions are read
 three-valued: ``self.X`` takes the value the context's class gives it, constants their
 value, anything else (``jtu.test_device_matches(["tpu"])``) is unknown, and only a condition
 that surely holds removes the context.
@@ -42,8 +43,10 @@ def skipped(ev: Evaluator, site: CallSite, cls: object) -> bool:
             return True
     if _decorated_skip(ev, method, truth):
         return True
-    line = _line_in(method, site)
+    line = getattr(site.node, "lineno", 0)  # (the method's statements before the launch's)
     if _body_skips(method.node.body, method, truth, before=line):  # type: ignore[attr-defined]
+        return True
+    if ref is not None and _class_skipped(ref):
         return True
     if ref is not None:
         found = classes.member(ref, "setUp")
@@ -54,14 +57,26 @@ def skipped(ev: Evaluator, site: CallSite, cls: object) -> bool:
     return False
 
 
-def _line_in(method: Scope, site: CallSite) -> int:
-    """The line (in the method's block) of the statement of the method's body that holds the site."""
-    return getattr(site.node, "lineno", 0)
+def _class_skipped(ref: classes.ClassRef) -> bool:
+    """A skip decorator on the class or on a base it inherits from (unittest marks the class,
+    and subclasses inherit the mark)."""
+    for cls in classes.mro(ref)[0]:
+        info = cls.info
+        for sc in info.scopes if info is not None else ():
+            decorators = getattr(sc.node, "decorator_list", ())
+            if decorators and sc.parent is not None and \
+                    _skip_decorator(cls.ev, [(d, sc.parent, None) for d in decorators], _Truth(cls.ev, None)):
+                return True
+    return False
 
 
 def _decorated_skip(ev: Evaluator, method: Scope, truth: "_Truth") -> bool:
-    for d in ev._decorators_of(method):
-        v = ev.value(d.node, d.scope, ev.order_of(d))
+    return _skip_decorator(ev, [(d.node, d.scope, ev.order_of(d)) for d in ev._decorators_of(method)], truth)
+
+
+def _skip_decorator(ev: Evaluator, decorators: list, truth: "_Truth") -> bool:
+    for node, scope, order in decorators:
+        v = ev.value(node, scope, order)
         name = ev.called_api(v) if isinstance(v, CallVal) else ev.ext_name(v)
         if not name or not name.startswith(_TEST_MODULES):
             continue
@@ -70,7 +85,7 @@ def _decorated_skip(ev: Evaluator, method: Scope, truth: "_Truth") -> bool:
             return True
         if not isinstance(v, CallVal) or not v.site.positional:
             continue
-        t = truth(v.site.positional[0], d.scope)
+        t = truth(v.site.positional[0], scope)
         if (last in _SKIP_IF and t is True) or (last in _SKIP_UNLESS and t is False):
             return True
     return False
