@@ -6,10 +6,17 @@ libFuzzer writes new inputs into the first folder; the corpus programs seed it. 
 out of the analysis is a crash (saved by libFuzzer as crash-*); turn each into a regression
 test in tests/robustness/test_fuzz.py. tests/robustness/test_fuzz.py also runs this target in a
 short, bounded mode in CI.
+
+The hostile shapes of hostile_shapes.py (deep nesting in every form) are written into the
+first folder as seeds, and inputs starting with ``hostile_shapes.NESTED_MAGIC`` are read as a
+nesting shape of a fuzzed kind and depth (see ``nested_input``).
 """
 import sys
+from pathlib import Path
 
 import atheris
+
+from hostile_shapes import nested_input, write_seeds
 
 with atheris.instrument_imports(include=["pallas_lsp"]):
     from pallas_lsp.analysis import analyse
@@ -17,8 +24,10 @@ with atheris.instrument_imports(include=["pallas_lsp"]):
 
 
 def one_input(data: bytes) -> None:
-    fdp = atheris.FuzzedDataProvider(data)
-    text = fdp.ConsumeUnicodeNoSurrogates(len(data))
+    text = nested_input(data)
+    if text is None:
+        fdp = atheris.FuzzedDataProvider(data)
+        text = fdp.ConsumeUnicodeNoSurrogates(len(data))
     result = analyse(text, "fuzz.py")
     for f in result.findings:  # every fix must apply to the text it was computed for
         for fix in f.fixes:
@@ -28,6 +37,9 @@ def one_input(data: bytes) -> None:
 
 
 def main() -> None:
+    folders = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if folders:
+        write_seeds(Path(folders[0]))
     atheris.Setup(sys.argv, one_input)
     atheris.Fuzz()
 

@@ -5,6 +5,7 @@ tests/robustness/test_fuzz.py and checked one by one in tests/robustness/test_de
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 # Python refuses these (tokenizer: more than 200 brackets; parser: its stack; indentation: 100).
@@ -40,3 +41,43 @@ def seeds() -> dict[str, str]:
     out = {f"refused_{k}": g() + "\n" for k, g in REFUSED.items()}
     out.update({f"accepted_{k}": g() + "\n" for k, g in ACCEPTED.items()})
     return out
+
+
+# A fuzzing strategy: an input starting with NESTED_MAGIC is one nesting shape (its kind and
+# depth read from the next three bytes) followed by the rest of the input as text, so that the
+# fuzzer mutates depths and kinds around Python's limits instead of stumbling on them.
+NESTED_MAGIC = b"\xfe\xed"
+NESTED_KINDS: list[tuple[str, str]] = [
+    ("(", ")"), ("[", "]"), ("{", "}"), ("f(", ")"), ("lambda: ", ""), ("a if b else ", ""), ("-", ""),
+    ("not ", ""), ("1 + ", ""), ("2 ** ", ""), ("(", ""), ("lambda: (", ")"), ('f"{', '}"'), ("x.", ""),
+]
+
+
+def nested_input(data: bytes) -> str | None:
+    """The text of a NESTED_MAGIC input, or None for any other input."""
+    if not data.startswith(NESTED_MAGIC) or len(data) < 5:
+        return None
+    opening, closing = NESTED_KINDS[data[2] % len(NESTED_KINDS)]
+    depth = int.from_bytes(data[3:5], "big") % 25_000
+    rest = data[5:].decode("utf-8", "replace")
+    return "x = " + opening * depth + "y" + closing * depth + "\n" + rest
+
+
+def nested_seed(kind: int, depth: int, rest: str = "") -> bytes:
+    return NESTED_MAGIC + bytes([kind]) + depth.to_bytes(2, "big") + rest.encode()
+
+
+def seed_inputs() -> dict[str, bytes]:
+    """Every shape as a fuzzer input: the fixed shapes as the target decodes plain text (a first
+    byte 1 means ASCII), and each nesting kind just under and far over Python's limits."""
+    out = {f"hostile-{name}": b"\x01" + text.encode("ascii") for name, text in seeds().items()}
+    for kind in range(len(NESTED_KINDS)):
+        for depth in (150, 250, 1000, 20_000):
+            out[f"hostile-nested-{kind}-{depth}"] = nested_seed(kind, depth, "def later():\n    return 1\n")
+    return out
+
+
+def write_seeds(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in seed_inputs().items():
+        (folder / name).write_bytes(data)
