@@ -17,8 +17,9 @@ import json
 import logging
 import os
 import queue
+import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from lsprotocol import types as lsp
 from pygls.exceptions import (JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError,
@@ -274,6 +275,20 @@ def run_stdio(ls, stdin_fd: int, stdout) -> int:
     finally:
         ls.shutdown()
     return 0 if code is None else code
+
+
+def leave_process(code: int) -> NoReturn:
+    """End the process at once with ``code``, once the client is done. The analysis threads
+    are daemons and may be inside native code (libcst, RE2) at that moment: interpreter
+    finalization would stop them there, and C++ aborts ("terminate called without an active
+    exception", exit status -6 instead of 0). Nothing is left to clean up: every answer was
+    written and flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def loopback_address(spec: str) -> tuple[str, int]:
