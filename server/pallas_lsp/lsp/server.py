@@ -1234,7 +1234,11 @@ def serve(tcp: str | None = None) -> int:
         except ValueError as exc:
             print(f"pallas-lsp serve: {exc}", file=sys.stderr)
             return 2
-        return run_tcp(server, host, port, on_session_end=_forget_client)
+        try:
+            code = run_tcp(server, host, port, on_session_end=_forget_client)
+        except KeyboardInterrupt:  # how a TCP server is stopped
+            code = 130
+        leave_process(code)
     leave_process(run_stdio(server, sys.stdin.fileno(), sys.stdout.buffer))
 
 
