@@ -333,3 +333,30 @@ def test_jedi_reads_are_bounded_too(tmp_path):
     assert [f.code for f in result.findings] == ["PAL001"]
     assert any("import of b" in n and "FileReadError" in n for n in program.notes), program.notes
     assert not any("Timeout" in n or "MemoryError" in n for n in program.notes), program.notes
+
+
+def test_import_from_a_locked_folder_does_not_stop_the_analysis(tmp_path, monkeypatch):
+    """For a normal user, nothing inside a folder without search permission can be stat'ed, and
+    pathlib's ``is_file`` raises PermissionError there (Python 3.11): an import of such a module
+    ended the workspace analysis (``check``: internal error). Tests run as root, who may stat
+    anything, so os.stat and os.scandir are made to fail there as they do for a normal user."""
+    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.analysis.program import Program
+
+    ws = tmp_path / "ws"
+    (ws / "locked").mkdir(parents=True)
+    (ws / "locked" / "mod.py").write_text("x = 1\n")
+    (ws / "m.py").write_text("from locked.mod import x\nimport locked.mod\n" + KERNEL)
+    fail_listing(monkeypatch, ws / "locked")
+    real_stat = os.stat
+    inside = os.fspath(ws / "locked") + os.sep
+
+    def stat(path, *args, **kwargs):
+        if isinstance(path, (str, os.PathLike)) and os.fspath(path).startswith(inside):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    with deadline(60):
+        result = Engine().analyse_in(Program(ws), str(ws / "m.py"))
+    assert [f.code for f in result.findings] == ["PAL001"]

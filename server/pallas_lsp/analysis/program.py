@@ -132,8 +132,9 @@ class Resolved:
 
 def package_root(path: Path) -> Path:
     """The folder above the outermost package (folder with __init__.py) holding ``path``."""
-    d = path.parent if path.is_file() or path.suffix == ".py" else path
-    while (d / "__init__.py").exists() and d.parent != d:
+    # os.path's checks: False, not PermissionError, for what cannot be examined (a locked folder).
+    d = path.parent if os.path.isfile(path) or path.suffix == ".py" else path
+    while os.path.exists(d / "__init__.py") and d.parent != d:
         d = d.parent
     return d
 
@@ -171,7 +172,7 @@ class Program:
         try:
             Path(path).resolve().relative_to(self.root)
             return True
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return False
 
     def text(self, path: str) -> str | None:
@@ -313,7 +314,7 @@ class Program:
         if top in KNOWN_EXTERNAL:
             return False
         for base in {self.root, self.root / "src", package_root(Path(from_path))}:
-            if (base / top).is_dir() or (base / f"{top}.py").is_file():
+            if os.path.isdir(base / top) or os.path.isfile(base / f"{top}.py"):
                 return True
         return False
 
@@ -374,9 +375,9 @@ class Program:
 
     def _module_file(self, base: Path, dotted: str) -> str | None:
         p = base.joinpath(*dotted.split(".")) if dotted else base
-        if p.with_suffix(".py").is_file() and dotted:
+        if dotted and os.path.isfile(p.with_suffix(".py")):  # (never raises: a locked folder is False)
             return str(p.with_suffix(".py"))
-        if (p / "__init__.py").is_file():
+        if os.path.isfile(p / "__init__.py"):
             return str(p / "__init__.py")
         return None
 
