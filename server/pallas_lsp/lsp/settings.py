@@ -1,9 +1,19 @@
 """Server settings: from initializationOptions, workspace/configuration ("pallasLsp") and
 didChangeConfiguration. Accepts the flat form and VS Code's nested form
-(``{"codeLens": {"enable": false}}``). A bad value yields a readable problem and the default."""
+(``{"codeLens": {"enable": false}}``). A bad value yields a readable problem and the default;
+``null`` means the default (so a client can reset what it set before). An unknown rule in
+``select``/``ignore`` is reported and left out; a ``select`` of unknown rules only would run no
+rule at all, so it means the default (all rules).
+
+These settings come from the client: the user's editor configuration, never a workspace file
+(``[tool.pallas-lsp]`` has no ``pythonEnvironment``). Clients decide which of their own
+workspace settings count; the VS Code extension declares ``pythonEnvironment`` and ``records``
+restricted in untrusted workspaces."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+from ..config import known_rules_only
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
@@ -22,6 +32,8 @@ class Settings:
     python_environment: str | None = None
     max_file_bytes: int = 5_000_000  # larger documents are not analysed (memory and latency stay bounded)
 
+
+_DEFAULTS = Settings()
 
 _KEYS = {
     "select": "select", "ignore": "ignore", "records": "records", "debounceMs": "debounce_ms",
@@ -64,7 +76,8 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
         if field_name == "?":
             problems.append(f"unknown pallas-lsp setting `{key}` (ignored)")
             continue
-        if value is None:
+        if value is None:  # null: back to the default
+            updates[field_name] = getattr(_DEFAULTS, field_name)
             continue
         if field_name in ("select", "ignore", "records"):
             if isinstance(value, str):
@@ -72,7 +85,15 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 problems.append(f"pallas-lsp setting `{key}` must be a list of strings; using the default")
                 continue
-            updates[field_name] = tuple(value)
+            value = tuple(value)
+            if field_name == "select" and value:
+                value = known_rules_only(value, f"pallas-lsp setting `{key}`", problems) or None
+                if value is None:  # nothing known left: an empty selection would run no rule
+                    problems.append(f"pallas-lsp setting `{key}` names no known rule; using the default "
+                                    "(all rules)")
+            elif field_name == "ignore":
+                value = known_rules_only(value, f"pallas-lsp setting `{key}`", problems, prefixes=False)
+            updates[field_name] = value
         elif field_name == "max_file_bytes":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
                 problems.append(f"pallas-lsp setting `{key}` must be a number of bytes (at least 1000); using the default")
