@@ -29,7 +29,7 @@ def discover(paths: Sequence[str]) -> Iterator[Path]:
     entry the walk could not look into (``Checker.check_file`` says why)."""
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if os.path.isdir(p):  # (os.path: False, not an exception, for what cannot be examined)
             yield from (Path(f) for f, _ in walk_entries(p, (".py", ".pyi")))
         elif os.path.lexists(p):  # a FIFO, a device, a broken or looping symlink: reported, not skipped
             yield p
