@@ -104,17 +104,16 @@ def file_kind(mode: int) -> str:
     return "special file"
 
 
-def folder_problem(path: str | os.PathLike, follow_root: bool = False) -> str | None:
-    """Why the Python files of a folder are not looked at, or None: a symlinked folder is not
-    followed (unless ``follow_root``: a folder named on the command line), and a folder that
-    cannot be listed says why (permission denied, symlink loop, ...)."""
-    if not follow_root and os.path.islink(path):
-        return f"symlink to a folder ({os.path.realpath(path)}); symlinked folders are not followed"
+def folder_problem(path: str | os.PathLike) -> str | None:
+    """Why the Python files of a folder were not looked at, or None: it cannot be listed (and
+    why: permission denied, symlink loop, ...), or it is a symlinked folder (not followed)."""
     try:
         with os.scandir(path):
             pass
     except OSError as exc:
         return f"cannot list this folder: {describe_os_error(exc)}"
+    if os.path.islink(path):
+        return f"symlink to a folder ({os.path.realpath(path)}); symlinked folders are not followed"
     return None
 
 
