@@ -95,3 +95,30 @@ async def test_pyproject_and_watched_records(tmp_path):
         await client.shutdown_session()
     finally:
         await client.stop()
+
+
+def test_null_resets_every_setting_to_its_default():
+    from dataclasses import fields
+
+    from pallas_lsp.lsp.settings import _KEYS, Settings, parse_settings
+
+    changed = Settings(select=("PAL001",), ignore=("PAL002",), records=("/r.json",), debounce_ms=7, code_lens=False,
+                       fix_actions=False, ignore_comment_actions=False, log_level="debug", cross_module=False,
+                       python_environment="/env", max_file_bytes=2000)
+    assert all(getattr(changed, f.name) != f.default for f in fields(Settings))
+    flat_keys = [k for k, v in _KEYS.items() if v is not None and k != "debounce_ms"]
+    reset, problems = parse_settings({k: None for k in flat_keys}, changed)
+    assert reset == Settings() and problems == []
+
+
+def test_unknown_rules_in_settings_are_reported_and_left_out():
+    from pallas_lsp.lsp.settings import parse_settings
+
+    s, problems = parse_settings({"select": ["NOPE999"], "ignore": ["PAL001", "PAL00"]})
+    assert s.select is None and s.ignore == ("PAL001",)  # not "no rule at all"
+    assert [p.split(" (")[0] for p in problems] == [
+        "pallas-lsp setting `select`: unknown rule `NOPE999`",
+        "pallas-lsp setting `select` names no known rule; using the default",
+        "pallas-lsp setting `ignore`: unknown rule `PAL00`"]
+    s, problems = parse_settings({"select": ["PAL00", "typo", "inline-mgpu-interpret"]})
+    assert s.select == ("PAL00", "inline-mgpu-interpret") and len(problems) == 1 and "`typo`" in problems[0]
