@@ -99,3 +99,19 @@ def test_cpu_host_test_is_not_described_as_interpret_true():
     texts = [finding.message] + [r.message for r in finding.related]
     assert not any("interpret=True" in t for t in texts), texts
     assert any("on a CPU host only" in t for t in texts), texts
+
+
+def test_cpu_host_test_inline_mgpu_headline_says_cpu_host():
+    # PAL003's headline names the mode in words too: a host test is not `interpret=True`.
+    src = HEAD + textwrap.dedent('''
+    def main():
+        x = jnp.zeros((128,), jnp.float32)
+        f = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                           interpret=jax.default_backend() == "cpu")
+        print(f(x))
+    ''')
+    (finding,) = analyse(src, "t.py").findings
+    assert finding.code == "PAL003"
+    headline = finding.message.split("; JAX raises")[0]
+    assert "interpret=True" not in headline, headline
+    assert "on a CPU host only" in headline, headline

@@ -130,7 +130,7 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
 
     def headline(self, hit) -> str:
         name = hit.ev.index.code_of(hit.call.node.func, hit.call.scope)
-        return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.mode.words}"
+        return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.words}"
 
     def fixes(self, hit) -> list:
         out = []
