@@ -168,3 +168,18 @@ def test_text_output_cannot_inject_ci_commands(tmp_path):
     assert not [ln for ln in run("check", "--output-format", "github", str(tmp_path)).stdout.splitlines()
                 if not ln.startswith("::error file=")]
     assert json.loads(run("check", "--output-format", "json", str(tmp_path)).stdout)[0]["path"] == str(evil)
+
+
+def test_undecodable_file_name_does_not_stop_the_output(tmp_path):
+    """A name with bytes that are not UTF-8 (a lone surrogate in Python) is printed escaped, not
+    an encoding error for the whole run, with a strict stdout (a UTF-8 locale)."""
+    import os
+
+    with open(os.path.join(os.fsencode(tmp_path), b"k\xff.py"), "w") as f:
+        f.write((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "PYTHONUTF8": "0", "LC_ALL": "C.UTF-8"}
+    for fmt in ("text", "github", "json", "sarif"):
+        p = subprocess.run(pallas_cli() + ["check", "--output-format", fmt, str(tmp_path)], capture_output=True,
+                           text=True, timeout=120, env=env)
+        assert p.returncode == 1, (fmt, p.stderr)
+        assert "k\\udcff.py" in p.stdout, fmt

@@ -100,6 +100,8 @@ def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> st
 
 def _gh_escape(s: str, prop: bool = False) -> str:
     s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if not s.isprintable():  # lone surrogates (undecodable bytes of a file name) cannot be printed
+        s = "".join(_escape_char(ch) if unicodedata.category(ch) == "Cs" else ch for ch in s)
     if prop:
         s = s.replace(":", "%3A").replace(",", "%2C")
     return s
