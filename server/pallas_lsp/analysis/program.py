@@ -347,6 +347,11 @@ class Program:
         fast = self._resolve_by_path(from_path, stmt, alias)
         if fast is not None:
             return fast
+        if self._refused_by_path(from_path, stmt, alias):
+            # The module is there but our reader refuses it (too large, not a regular file):
+            # jedi would read it whole in its own process.
+            self.notes.append(f"import of {local} in {from_path} not followed: its module is not read")
+            return None
         text = self._read(from_path)
         got = self.load(from_path)
         if text is None or got is None or getattr(alias, "lineno", None) is None:
@@ -372,6 +377,20 @@ class Program:
             self.notes.append(f"import of {local} in {from_path} not followed: {type(exc).__name__}")
         self._resolved[key] = res
         return res
+
+    def _refused_by_path(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> bool:
+        """Whether the module an import names is found by path but our reader refuses it."""
+        if isinstance(stmt, ast.ImportFrom):
+            dotted = stmt.module or ""
+            bases = self._from_bases(from_path, stmt)
+        else:
+            dotted = alias.name if alias.asname else alias.name.split(".")[0]
+            bases = self._roots_for(from_path)
+        for base in bases:
+            mod = self._module_file(base, dotted)
+            if mod is not None:
+                return self.contains(mod) and self._read(mod) is None
+        return False
 
     def _module_file(self, base: Path, dotted: str) -> str | None:
         p = base.joinpath(*dotted.split(".")) if dotted else base
