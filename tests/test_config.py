@@ -92,3 +92,9 @@ def test_editor_settings_layer_under_file_config():
     editor = Config(select=("PAL001",), ignore=("PAL003",), records=("/a.json",))
     m = file_cfg.merged(editor)
     assert m.select == ("PAL002",) and set(m.ignore) == {"PAL003", "PAL004"} and m.records == ("/a.json",)
+
+
+def test_a_looping_symlink_still_gets_its_folders_config(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = ["PAL004"]\n')
+    (tmp_path / "loop.py").symlink_to("loop.py")
+    assert find_config(tmp_path / "loop.py").ignore == ("PAL004",)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -49,7 +50,7 @@ def _store(extra: Sequence[str], problems_out) -> "object":
 
     store = default_store()
     for p in extra:
-        if not Path(p).exists():
+        if not os.path.exists(p):
             _warn(f"records path not found: {p}", problems_out)
             continue
         for prob in store.add_path(p):
@@ -65,7 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .rules import all_rules
 
     for raw in args.paths:
-        if not Path(raw).exists():
+        if not os.path.exists(raw):
             _warn(f"no such file or directory: {raw}")
             return 2
     select, ignore = _split(args.select), _split(args.ignore) or ()
@@ -110,7 +111,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if rp in base.records or rp in loaded_records:
                     continue
                 loaded_records.add(rp)
-                if not Path(rp).exists():
+                if not os.path.exists(rp):
                     _warn(f"records file not found: {rp}")
                     continue
                 for prob in store.add_path(rp):  # type: ignore[attr-defined]

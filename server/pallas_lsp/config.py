@@ -148,8 +148,8 @@ def find_config(file_path: str | Path, stop_at: Path | None = None) -> Config:
     """The config of the nearest pyproject.toml (with a [tool.pallas-lsp] table) above a file,
     its record paths checked (:func:`confine_records`). ``stop_at`` (the server's workspace
     root) ends the search upward."""
-    start = Path(file_path).resolve()
-    folder = start if start.is_dir() else start.parent
+    start = Path(os.path.realpath(file_path))  # never raises (a symlink loop is a name like any other)
+    folder = start if os.path.isdir(start) else start.parent
     for d in (folder, *folder.parents):
         candidate = d / "pyproject.toml"
         try:
@@ -211,7 +211,7 @@ def confine_records(cfg: Config, project: Path) -> Config:
         if target is None or not _inside(target, root):
             refuse(entry)
             continue
-        if not target.is_dir():
+        if not os.path.isdir(target):  # os.path: never raises (pathlib does on EACCES)
             kept.append(str(target))  # inside: a missing file is reported when it is loaded
             continue
         try:
