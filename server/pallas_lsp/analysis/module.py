@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import unicodedata
 import warnings
 from collections import OrderedDict
@@ -215,9 +216,7 @@ def libcst_may_read(source: str) -> bool:
 
 def _libcst_accepts(source: str) -> bool:
     """libcst parses syntax newer than the running Python: it is the authority on whether a
-    block that ast rejects is valid (within :func:`libcst_may_read`'s bounds)."""
-    if not libcst_may_read(source):
-        return False
+    block that ast rejects is valid (asked only within :func:`libcst_may_read`'s bounds)."""
     verdict: list[bool] = []
 
     def parse() -> None:
@@ -315,13 +314,16 @@ def _parse_text(block: Block) -> BlockParse:
         if any(m in msg for m in _NESTING_MESSAGES):
             return _syntax_error(block, wrapper_lines, source, msg, line, col)
         blanked = _blank_newer_syntax(source)
-        if _libcst_accepts(source) or (blanked != source and not libcst_may_read(source)):
+        readable = libcst_may_read(source)
+        if not readable:  # (say so: newer Python might accept what this interpreter refuses)
+            msg += f" (Python {sys.version_info[0]}.{sys.version_info[1]}'s parser; too large to check against newer syntax)"
+        if (readable and _libcst_accepts(source)) or (not readable and blanked != source):
             # (Too large for libcst but readable once PEP 695 generics are blanked: take that.)
             try:
                 tree = ast.parse(blanked)
                 source, newer = blanked, True
             except (SyntaxError, RecursionError, MemoryError, ValueError):
-                if blanked != source and not libcst_may_read(source):
+                if not readable:
                     return _syntax_error(block, wrapper_lines, source, msg, line, col)
                 # Valid, but not something this interpreter can index: no facts, no error.
                 return BlockParse(block.text, block.kind, wrapper_lines, None, None, None, source=source,
