@@ -251,6 +251,13 @@ def start_thread(target: Callable[[], None], name: str, stack_bytes: int = ANALY
         try:
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
+        except RuntimeError:
+            if old is None:
+                raise
+            threading.stack_size(old)  # (no room for that stack under a memory limit)
+            old = None
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
         finally:
             if old is not None:
                 threading.stack_size(old)
