@@ -8,6 +8,7 @@ one becomes a :class:`RecordProblem` naming the file and the field.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -44,9 +45,9 @@ SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PATTERN_CHARS = 2000
-# About 1.5 s of pattern checking per file: ~150,000 characters of plain patterns, fewer if
-# they are complex. Real record files need a small fraction of it.
-MAX_PATTERN_WORK_PER_FILE = 1_500_000
+# About 4 s of pattern checking for all the records files one store reads: ~4,000 records of
+# typical 60-character patterns, fewer if they are long or complex.
+MAX_PATTERN_WORK = 4_000_000
 # Text matched against patterns is cut to this many characters per line and lines (patterns
 # run on RE2, linear in the text; see patterns.py). The work of one match over all records is
 # bounded too: characters scanned plus a per-call cost, summed over records and lines.
@@ -57,6 +58,7 @@ MAX_MATCH_TEXT_CHARS = 2_000_000
 # 0.5-1 s. The built-in records are always tried, user records until the bound is reached.
 MATCH_CALL_COST = 1500
 MAX_MATCH_WORK = 150_000_000
+MAX_MATCH_SECONDS = 2.0  # and a wall-clock bound on trying user records, whatever they hold
 MAX_LINK_CHARS = 2000
 BUILTIN_SOURCE = "<builtin>"
 
@@ -134,10 +136,15 @@ def https_link(url: Any) -> str:
 
 @dataclass
 class PatternBudget:
-    """What checking one file's messagePatterns may cost (patterns.check_pattern's work units,
-    about a microsecond each): an 8 MiB file of hard patterns would otherwise take minutes."""
+    """What checking messagePatterns may cost, for all the files one store reads
+    (patterns.check_pattern's work units, about a microsecond each): an 8 MiB file, or a folder
+    of them, of hard patterns would otherwise take minutes."""
 
-    left: int = MAX_PATTERN_WORK_PER_FILE
+    left: int = MAX_PATTERN_WORK
+
+
+BUDGET_SPENT = ("checking the messagePatterns read so far took all the time allowed (too many, or too "
+                "complex); load fewer records or simplify their patterns")
 
 
 def _check_pattern(pattern: str, budget: PatternBudget | None) -> tuple[RecordPattern | None, str | None]:
@@ -220,7 +227,9 @@ def parse_record(obj: Any, path: str, where: str,
     ), problems
 
 
-def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+def parse_records_text(text: str, path: str,
+                       budget: PatternBudget | None = None) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    """The records of one file's text. ``budget`` is shared by every file one store reads."""
     if len(text) > MAX_FILE_BYTES:
         return [], [RecordProblem(path, "", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")]
     try:
@@ -232,14 +241,13 @@ def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[Re
     items = data if isinstance(data, list) else [data]
     records: list[ErrorRecord] = []
     problems: list[RecordProblem] = []
-    budget = PatternBudget()
+    budget = budget if budget is not None else PatternBudget()
     for i, item in enumerate(items):
         where = f"record[{i}]" if isinstance(data, list) else "record"
         if budget.left <= 0:  # one message for the rest, not one per record
             rest = len(items) - i - 1
             problems.append(RecordProblem(path, where, (
-                f"this record{f' and the {rest} after it' if rest else ''} not loaded: checking the file's "
-                "messagePatterns takes too long (too many, or too complex); split the file or simplify them")))
+                f"this record{f' and the {rest} after it' if rest else ''} not loaded: {BUDGET_SPENT}")))
             break
         rec, probs = parse_record(item, path, where, budget)
         problems.extend(probs)
@@ -248,7 +256,8 @@ def parse_records_text(text: str, path: str) -> tuple[list[ErrorRecord], list[Re
     return records, problems
 
 
-def load_records_file(path: str | Path) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+def load_records_file(path: str | Path,
+                      budget: PatternBudget | None = None) -> tuple[list[ErrorRecord], list[RecordProblem]]:
     from ..files import FileReadError, read_regular_text
 
     p = Path(path)
@@ -258,20 +267,28 @@ def load_records_file(path: str | Path) -> tuple[list[ErrorRecord], list[RecordP
         if exc.kind == "too-large":
             return [], [RecordProblem(str(p), "", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")]
         return [], [RecordProblem(str(p), "", f"cannot read: {exc.reason}")]
-    return parse_records_text(text, str(p))
+    return parse_records_text(text, str(p), budget)
 
 
-def load_records_path(path: str | Path) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+def load_records_path(path: str | Path,
+                      budget: PatternBudget | None = None) -> tuple[list[ErrorRecord], list[RecordProblem]]:
     """A file, or every *.json in a folder."""
     p = Path(path)
+    budget = budget if budget is not None else PatternBudget()
     if p.is_dir():
         records, problems = [], []
-        for child in sorted(p.glob("*.json")):
-            r, pr = load_records_file(child)
+        children = sorted(p.glob("*.json"))
+        for i, child in enumerate(children):
+            if budget.left <= 0:
+                rest = len(children) - i
+                problems.append(RecordProblem(str(p), "", f"{rest} file{'s' if rest > 1 else ''} not loaded "
+                                              f"(from {child.name}): {BUDGET_SPENT}"))
+                break
+            r, pr = load_records_file(child, budget)
             records += r
             problems += pr
         return records, problems
-    return load_records_file(p)
+    return load_records_file(p, budget)
 
 
 @dataclass(frozen=True)
@@ -284,6 +301,7 @@ class MatchResult:
 class RecordStore:
     records: list[ErrorRecord] = field(default_factory=list)
     problems: list[RecordProblem] = field(default_factory=list)
+    pattern_budget: PatternBudget = field(default_factory=PatternBudget)  # shared by every add_path
 
     def __post_init__(self) -> None:
         self._by_slug: dict[str, ErrorRecord] = {}
@@ -330,7 +348,7 @@ class RecordStore:
         return reported
 
     def add_path(self, path: str | Path) -> list[RecordProblem]:
-        records, problems = load_records_path(path)
+        records, problems = load_records_path(path, self.pattern_budget)
         return self.add(records, problems)
 
     def by_slug(self, slug: str) -> ErrorRecord | None:
@@ -344,25 +362,32 @@ class RecordStore:
         traceback), with the matching line; best (longest literal message) first."""
         return self.match_text(text).hits
 
-    def match_text(self, text: str) -> MatchResult:
+    def match_text(self, text: str, *, seconds: float = MAX_MATCH_SECONDS) -> MatchResult:
         """:meth:`match`, saying whether every record was tried: the built-in ones always are,
-        the others while the work stays under ``MAX_MATCH_WORK``."""
+        the others while the work stays under ``MAX_MATCH_WORK`` and the time under ``seconds``
+        (checked every line: RE2 is linear in the text, but a big pattern's program makes
+        each character dearer)."""
         lines = match_lines(text)
         cost_per_record = sum(len(ln) + MATCH_CALL_COST for ln in lines)
         hits: dict[str, tuple[ErrorRecord, str]] = {}
         work = 0
-        complete = True
+        deadline = time.monotonic() + seconds
         for rec in self.records:
             if not rec.builtin:
-                if work + cost_per_record > MAX_MATCH_WORK:
-                    complete = False
-                    break
+                if work + cost_per_record > MAX_MATCH_WORK or time.monotonic() > deadline:
+                    return MatchResult(_best_first(hits), False)
                 work += cost_per_record
             for ln in lines:
                 if rec.message_pattern.search(ln):
                     hits.setdefault(rec.slug, (rec, ln.strip()))
                     break
-        return MatchResult(sorted(hits.values(), key=lambda h: -len(h[0].error_message)), complete)
+                if not rec.builtin and time.monotonic() > deadline:
+                    return MatchResult(_best_first(hits), False)
+        return MatchResult(_best_first(hits), True)
+
+
+def _best_first(hits: dict[str, tuple[ErrorRecord, str]]) -> list[tuple[ErrorRecord, str]]:
+    return sorted(hits.values(), key=lambda h: -len(h[0].error_message))
 
 
 def match_lines(text: str) -> list[str]:

@@ -32,10 +32,14 @@ MAX_PATTERN_NESTING = 100  # groups within groups; the parser itself recurses pa
 # need a few thousand. Past it the pattern is refused as too complex to check.
 MAX_CHECK_WORK = 60_000
 # Work units (about a microsecond each): reading and translating a pattern costs about 10 per
-# character, one character test of the check about 3. Records files budget them (records/).
+# character, one character test of the check about 3, compiling about 3 per RE2 instruction.
+# Records files budget them (records/).
 PATTERN_CHAR_WORK = 10
 PROBE_WORK = 3
+PROGRAM_WORK = 3  # per RE2 instruction
 RE2_MAX_REPEAT = 1000  # RE2's limit for {m,n}
+RE2_MAX_MEM = 2 << 20
+MAX_RE2_PROGRAM = 3_000
 
 _MULTI_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 
@@ -91,48 +95,75 @@ def compile_pattern(pattern: str, *, use_re2: bool = True) -> RecordPattern:
 def check_pattern(pattern: str, *, use_re2: bool = True) -> tuple[RecordPattern | None, str | None, int]:
     """(the compiled pattern, None, work) or (None, why it is refused, work). ``work`` is what
     reading and checking it cost (PATTERN_CHAR_WORK per character plus the character tests of
-    the backtracking check), the same every time, for a caller's budget. Results are cached
-    by pattern text, so a records file read again costs little."""
-    return _check_cached(pattern, bool(use_re2 and _re2 is not None))
+    the backtracking check), the same every time, for a caller's budget. The verdict is cached
+    by pattern text (a records file read again costs little); each call compiles its own
+    matcher, so the cache holds no matcher memory."""
+    engine, source, why, work = _check_cached(pattern, bool(use_re2 and _re2 is not None))
+    if why is not None:
+        return None, why, work
+    if engine == "re2":
+        compiled = _re2.compile(source, _re2_options())
+    else:
+        compiled = re.compile(source)
+    return RecordPattern(pattern, engine, compiled.search, compiled.fullmatch), None, work
 
 
-@functools.lru_cache(maxsize=4096)
-def _check_cached(pattern: str, use_re2: bool) -> tuple[RecordPattern | None, str | None, int]:
+@functools.lru_cache(maxsize=8192)
+def _check_cached(pattern: str, use_re2: bool) -> tuple[str, str, str | None, int]:
+    """(engine, source for it, why refused or None, work)."""
     work = PATTERN_CHAR_WORK * len(pattern)
     probes = None
+    engine = "re2" if use_re2 else "re"
     try:
         tree = _parse(pattern, validate_with_re=not use_re2)
         probes = _Probes(tree)
         hazard = _hazard(list(tree), False, probes)
         if hazard:
             raise PatternRefused(hazard)
-        compiled = _compile_re2(pattern, tree) if use_re2 else _compile_re(pattern, tree)
+        if use_re2:
+            source, size = _re2_source(tree)
+            work += PROGRAM_WORK * size  # compiling it (twice on first sight)
+        else:
+            source = _re_source(pattern, tree)
     except PatternRefused as exc:
-        return None, str(exc), work + (probes.work * PROBE_WORK if probes else 0)
+        return engine, "", str(exc), work + (probes.work * PROBE_WORK if probes else 0)
     except RecursionError:
-        return None, f"groups nested too deeply (more than {MAX_PATTERN_NESTING})", work
-    return compiled, None, work + probes.work * PROBE_WORK
+        return engine, "", f"groups nested too deeply (more than {MAX_PATTERN_NESTING})", work
+    return engine, source, None, work + probes.work * PROBE_WORK
 
 
-def _compile_re2(pattern: str, tree: sre_parse.SubPattern) -> RecordPattern:
+def _re2_options():
     options = _re2.Options()
     options.log_errors = False  # RE2 would print every refusal to stderr
     options.never_capture = True  # only "does it match" is asked: lets RE2 use its DFA
+    # Program and DFA state cache of one pattern (RE2 falls back to its NFA, still linear, when
+    # the DFA cache fills): thousands of records cannot take more than a few MB each.
+    options.max_mem = RE2_MAX_MEM
+    return options
+
+
+def _re2_source(tree: sre_parse.SubPattern) -> tuple[str, int]:
+    """The RE2 source and its program size (instructions), or PatternRefused."""
+    source = to_re2(tree)
     try:
-        compiled = _re2.compile(to_re2(tree), options)
+        size = _re2.compile(source, _re2_options()).programsize
     except _re2.error as exc:
         why = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise PatternRefused(f"the linear-time matcher (RE2) cannot run it: {why}") from None
-    return RecordPattern(pattern, "re2", compiled.search, compiled.fullmatch)
+    if size > MAX_RE2_PROGRAM:
+        # Matching time is linear in the text but grows with the program (RE2's NFA, when its
+        # DFA cache overflows, steps every instruction for every character).
+        raise PatternRefused(f"expands to {size} matcher instructions (more than {MAX_RE2_PROGRAM}): "
+                             "large counted repetitions like {1,200}; use + or * or smaller counts")
+    return source, size
 
 
-def _compile_re(pattern: str, tree: sre_parse.SubPattern) -> RecordPattern:
+def _re_source(pattern: str, tree: sre_parse.SubPattern) -> str:
     repeats = _count_multi_repeats(tree)
     if repeats > 1:
         raise PatternRefused(f"{repeats} repetitions, and without the google-re2 package only patterns with "
                              "at most one repetition are matched (install google-re2)")
-    compiled = re.compile(pattern)
-    return RecordPattern(pattern, "re", compiled.search, compiled.fullmatch)
+    return pattern
 
 
 def _parse(pattern: str, *, validate_with_re: bool) -> sre_parse.SubPattern:
