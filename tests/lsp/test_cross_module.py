@@ -68,3 +68,39 @@ async def test_helper_alone_test_alone_and_edits(tmp_path, profile):
         if client._server is not None and client._server.returncode is None:
             client._server.kill()  # a failed assertion must not leave the server (and the test) hanging
         await client.stop()
+
+
+@pytest.mark.asyncio
+async def test_code_lens_chain_reaches_the_caller_in_another_module(tmp_path):
+    """`build(..., interpret=interpret)` in pkg/kernels.py is interpreted because
+    tests/test_kernels.py calls `build(x.shape, x.dtype, interpret=True)`: once the workspace is
+    followed, the lens's chain includes that call, in the other file."""
+    ws = tmp_path / "ws"
+    shutil.copytree(WS, ws)
+    client = LanguageClient()
+    await client.start_io(*SERVER, cwd=str(ws))
+    try:
+        await open_client(client, "vscode", root=ws)
+        kernels = ws / "pkg" / "kernels.py"
+        test = ws / "tests" / "test_kernels.py"
+        open_doc(client, kernels.as_uri(), kernels.read_text())
+        caller_line = next(i for i, t in enumerate(test.read_text().splitlines()) if "interpret=True" in t
+                           and "build(" in t)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        chain = []
+        while loop.time() < deadline:
+            lenses = await client.text_document_code_lens_async(
+                lsp.CodeLensParams(lsp.TextDocumentIdentifier(kernels.as_uri())))
+            chain = lenses[0].command.arguments[2] if lenses else []
+            if any(loc["uri"] == test.as_uri() for loc in chain):
+                break
+            await asyncio.sleep(0.2)
+        assert chain and chain[0]["uri"] == kernels.as_uri(), chain
+        assert any(loc["uri"] == test.as_uri() and loc["range"]["start"]["line"] == caller_line
+                   for loc in chain), chain
+        await client.shutdown_session()
+    finally:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+        await client.stop()
