@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SIGNIFICANT = re.compile(
@@ -211,6 +212,16 @@ def bracket_depth(text: str) -> int:
 
 
 MAX_BRACKET_DEPTH = 200  # CPython's tokenizer (MAXLEVEL): "too many nested parentheses" beyond it
+_BRACKET = re.compile(r"[()\[\]{}]")
+_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def may_nest_too_deeply(text: str) -> bool:
+    """A cheap upper bound (brackets in strings and comments counted too): False means the
+    text's brackets certainly nest no deeper than Python allows."""
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_BRACKET_DEPTH:
+        return False
+    return max(accumulate(map(_STEP.__getitem__, _BRACKET.findall(text))), default=0) > MAX_BRACKET_DEPTH
 
 
 def line_starts(text: str) -> list[int]:

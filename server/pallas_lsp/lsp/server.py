@@ -62,8 +62,9 @@ class Worker:
 
     def __init__(self) -> None:
         self.q: queue.Queue = queue.Queue()
-        self.thread = threading.Thread(target=self._run, name="pallas-analysis", daemon=True)
-        self.thread.start()
+        from ..analysis.module import start_thread  # (a stack the parser's nesting limits fit in)
+
+        self.thread = start_thread(self._run, "pallas-analysis")
 
     def _run(self) -> None:
         while True:
