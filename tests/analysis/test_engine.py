@@ -364,3 +364,17 @@ def test_syntax_newer_than_this_python_is_still_indexed():
     """
     found = analyse(HEAD + textwrap.dedent(src), "t.py").findings
     assert [f.code for f in found] == ["PAL001"]
+
+
+def test_syntax_error_message_counts_lines_in_the_file():
+    # Blocks are parsed on their own; Python's "on line N" in the message must still be the
+    # file's line, as `python file.py` would say it (it named the line inside the block).
+    src = "import jax\n\n\ndef first():\n    return 1\n\n\ndef second():\n    x = 1\n    with open('f'):\n    if x:\n        pass\n"
+    try:
+        compile(src, "bad.py", "exec")
+    except SyntaxError as exc:
+        python_says = exc.msg
+    (finding,) = analyse(src, "bad.py").findings
+    assert finding.code == "PAL900" and finding.span.line == 11
+    assert "on line 10" in python_says
+    assert finding.message == f"Syntax error: {python_says}"

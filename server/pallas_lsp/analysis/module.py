@@ -282,6 +282,15 @@ def _parse(block: Block, path: str | None = None) -> BlockParse:
     return bp
 
 
+_ON_LINE = re.compile(r"\bon line (\d+)\b")
+
+
+def _file_lines(message: str, offset: int) -> str:
+    """Python's message names other lines of the parsed block ("after 'with' statement on line
+    3"); the block was parsed on its own (parses are cached by text), so count them in the file."""
+    return _ON_LINE.sub(lambda m: f"on line {int(m.group(1)) + offset}", message) if offset else message
+
+
 def _syntax_error(block: Block, wrapper_lines: int, source: str, message: str, line: int, col: int) -> BlockParse:
     return BlockParse(block.text, block.kind, wrapper_lines, None, None, (message, line, col), source=source)
 
@@ -439,7 +448,9 @@ class ModuleIndex:
                 bp = self._add(block, keys)
                 if bp.error is not None:
                     msg, line, col = bp.error
-                    line = max(line + self._offset[id(bp)], block.start_line)
+                    offset = self._offset[id(bp)]
+                    line = max(line + offset, block.start_line)
+                    msg = _file_lines(msg, offset)
                     self.syntax_errors.append(SyntaxProblem(msg, Span(line, col, line, col + 1)))
                     # Keep what still parses after a half-typed construct.
                     for part in split_loose(block)[1:]:
