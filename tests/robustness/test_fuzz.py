@@ -72,11 +72,7 @@ def test_hostile_seeds_replay_bounded():
 
 
 def test_fuzz_target_reads_nested_inputs():
-    sys.path.insert(0, str(ROOT / "fuzz"))
-    try:
-        from hostile_shapes import NESTED_KINDS, nested_input, nested_seed
-    finally:
-        sys.path.remove(str(ROOT / "fuzz"))
+    from fuzz.hostile_shapes import NESTED_KINDS, nested_input, nested_seed
     assert nested_input(b"plain text") is None
     text = nested_input(nested_seed(0, 3, "rest\n"))
     assert text == "x = (((y)))\nrest\n"
