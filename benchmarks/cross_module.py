@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from pallas_lsp.analysis import module as module_mod
-from pallas_lsp.analysis.engine import Engine
+from pallas_lsp.rules import default_engine
 from pallas_lsp.analysis.program import Program, read_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def scaled_fixture(copies: int) -> Path:
 
 
 def measure(root: Path, target: Path, repeat: int) -> dict[str, list[float]]:
-    engine = Engine()
+    engine = default_engine()
     out: dict[str, list[float]] = {k: [] for k in ("cold_single", "cold_workspace", "warm_single", "warm_workspace")}
     base = read_file(str(target)) or ""
     for r in range(repeat):

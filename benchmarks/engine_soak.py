@@ -3,7 +3,7 @@
 
 The server soak (`lsp_latency.py --soak`) reports RSS, which also counts memory the allocator
 keeps after objects are freed. This runs the same kind of session against the analysis engine
-directly (`Engine(incremental=True)`, as the server's keystroke worker uses it) and prints, every
+directly (`default_engine(incremental=True)`, as the server's keystroke worker uses it) and prints, every
 `--every` edits, RSS before and after a full `gc.collect()` and the number of live objects the
 collector tracks: flat object counts mean nothing is kept per edit.
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genkernels  # noqa: E402
 from lsp_latency import Doc, build_script  # noqa: E402
 
-from pallas_lsp.analysis.engine import Engine  # noqa: E402
+from pallas_lsp.rules import default_engine  # noqa: E402
 from pallas_lsp.runtime import tune_gc  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def main() -> int:
     ap.add_argument("--every", type=int, default=1000)
     args = ap.parse_args()
     tune_gc(batch=False)  # as the server
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     docs = []
     for i in range(args.files):
         text = genkernels.generate(args.lines, seed=i)

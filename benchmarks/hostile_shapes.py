@@ -70,9 +70,9 @@ def time_check(path: Path, timeout: float) -> tuple[float, int, str]:
 
 def time_edit(text: str, path: str) -> tuple[float, float]:
     """(first analysis, analysis after a one-line edit in the middle) in seconds."""
-    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.rules import default_engine
 
-    engine = Engine()
+    engine = default_engine()
     t = time.perf_counter()
     engine.analyse(text, path)
     first = time.perf_counter() - t

@@ -19,7 +19,7 @@ import atheris
 from hostile_shapes import nested_input, write_seeds
 
 with atheris.instrument_imports(include=["pallas_lsp"]):
-    from pallas_lsp.analysis import analyse
+    from pallas_lsp.rules import analyse
     from pallas_lsp.analysis.edits import apply_edits
 
 

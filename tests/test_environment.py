@@ -1,6 +1,6 @@
 from pallas_lsp.environment import workspace_jax_version
 from pallas_lsp.present import finding_hover
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.records import default_store
 from tests.conftest import CORPUS
 

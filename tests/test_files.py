@@ -273,7 +273,7 @@ def test_workspace_program_skips_what_it_cannot_read(tmp_path, monkeypatch):
     """The server's workspace analysis: the FIFO, the device, the loop and the 177 MB file are
     skipped without blocking or reading them, the unlistable folder is skipped, and the cross-module
     result (``user.py`` imports the kernel) still comes."""
-    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.rules import default_engine
     from pallas_lsp.analysis.program import Program, read_file
 
     ws = hostile_workspace(tmp_path / "ws")
@@ -286,7 +286,7 @@ def test_workspace_program_skips_what_it_cannot_read(tmp_path, monkeypatch):
     with deadline(30), bounded_memory():
         for name in ("x.py", "evil.py", "loop.py", "big.py"):
             assert read_file(str(ws / name)) is None
-        result = Engine().analyse_in(program, str(ws / "good.py"))
+        result = default_engine().analyse_in(program, str(ws / "good.py"))
         importers = program.importers_of(str(ws / "good.py"))
     assert time.monotonic() - start < 30
     assert [f.code for f in result.findings] == ["PAL001"]
@@ -312,7 +312,7 @@ def test_jedi_reads_are_bounded_too(tmp_path):
     """Import resolution falls back to jedi, which reads files itself: a FIFO among a buildout
     project's ``bin/`` scripts blocked it for good, and a 177 MB module it followed was read and
     parsed whole (minutes). Both are refused now and the import is just not followed."""
-    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.rules import default_engine
     from pallas_lsp.analysis.program import Program
 
     ws = tmp_path / "ws"
@@ -328,7 +328,7 @@ def test_jedi_reads_are_bounded_too(tmp_path):
     program = Program(ws)
     start = time.monotonic()
     with deadline(60), bounded_memory():
-        result = Engine().analyse_in(program, str(ws / "m.py"))
+        result = default_engine().analyse_in(program, str(ws / "m.py"))
     assert time.monotonic() - start < 30
     assert [f.code for f in result.findings] == ["PAL001"]
     # The module found by path is refused by our reader, so jedi is not asked to read it either.
@@ -341,7 +341,7 @@ def test_import_from_a_locked_folder_does_not_stop_the_analysis(tmp_path, monkey
     pathlib's ``is_file`` raises PermissionError there (Python 3.11): an import of such a module
     ended the workspace analysis (``check``: internal error). Tests run as root, who may stat
     anything, so os.stat and os.scandir are made to fail there as they do for a normal user."""
-    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.rules import default_engine
     from pallas_lsp.analysis.program import Program
 
     ws = tmp_path / "ws"
@@ -359,5 +359,5 @@ def test_import_from_a_locked_folder_does_not_stop_the_analysis(tmp_path, monkey
 
     monkeypatch.setattr(os, "stat", stat)
     with deadline(60):
-        result = Engine().analyse_in(Program(ws), str(ws / "m.py"))
+        result = default_engine().analyse_in(Program(ws), str(ws / "m.py"))
     assert [f.code for f in result.findings] == ["PAL001"]

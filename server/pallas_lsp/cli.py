@@ -10,9 +10,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .records import RecordStore
 
 
 def _split(values: list[str] | None) -> tuple[str, ...] | None:
@@ -33,18 +36,18 @@ def _warn(message: str, out=None) -> None:
     print(f"pallas-lsp: {printable(message)}", file=out or sys.stderr)
 
 
-def _unknown_rule_flag(flag: str, values: Sequence[str], *, prefixes: bool) -> bool:
+def _unknown_rule_flag(flag: str, values: Sequence[str], *, prefixes: bool, records=None) -> bool:
     """Reports the entries of ``--select``/``--ignore`` that name no rule (a typo would
     otherwise silently check nothing, or skip nothing). True when there was one."""
     from .config import known_rules_hint, unknown_rules
 
-    bad = unknown_rules(values, prefixes=prefixes)
+    bad = unknown_rules(values, prefixes=prefixes, records=records)
     if bad:
-        _warn(f"{flag}: unknown rule {', '.join(bad)} ({known_rules_hint()})")
+        _warn(f"{flag}: unknown rule {', '.join(bad)} ({known_rules_hint(records)})")
     return bool(bad)
 
 
-def _store(extra: Sequence[str], problems_out) -> "object":
+def _store(extra: Sequence[str], problems_out) -> "RecordStore":
     """The shipped records and the user's own (``--records``: any path, the user chose it)."""
     from .records import default_store
 
@@ -59,28 +62,29 @@ def _store(extra: Sequence[str], problems_out) -> "object":
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .analysis.engine import Engine
     from .checker import Checker, discover
     from .config import Config
     from .output import to_github, to_json, to_sarif, to_text
-    from .rules import all_rules
+    from .rules import default_engine
+    from .rules.data import detection_key
 
     for raw in args.paths:
         if not os.path.exists(raw):
             _warn(f"no such file or directory: {raw}")
             return 2
     select, ignore = _split(args.select), _split(args.ignore) or ()
-    unknown = [_unknown_rule_flag("--select", select or (), prefixes=True),
-               _unknown_rule_flag("--ignore", ignore, prefixes=False)]
+    store = _store(args.records or [], sys.stderr)  # (its records may declare rules --select names)
+    unknown = [_unknown_rule_flag("--select", select or (), prefixes=True, records=store.records),
+               _unknown_rule_flag("--ignore", ignore, prefixes=False, records=store.records)]
     if any(unknown):
         return 2
-    store = _store(args.records or [], sys.stderr)
     base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []))
     from .runtime import tune_gc
 
     tune_gc(batch=True)
-    checker = Checker(Engine(), base, use_file_config=not args.no_config)
+    checker = Checker(default_engine(records=store.records), base, use_file_config=not args.no_config)
+    rules_from = detection_key(store.records)
     files = list(discover(args.paths))
     if not args.single_file:
         from .analysis.program import Program, common_root
@@ -114,15 +118,18 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if not os.path.exists(rp):
                     _warn(f"records file not found: {rp}")
                     continue
-                for prob in store.add_path(rp):  # type: ignore[attr-defined]
+                for prob in store.add_path(rp):
                     _warn(f"bad record: {prob}")
+                if detection_key(store.records) != rules_from:  # the project's records declare rules
+                    rules_from = detection_key(store.records)
+                    checker.engine = default_engine(records=store.records)
             results.append((str(path), checker.check_file(path)))
     fmt = args.output_format
     if fmt == "json":
         out = to_json(results)
     elif fmt == "sarif":
-        urls = {r.slug: r.github_url for r in store.records}  # type: ignore[attr-defined]
-        out = to_sarif(results, all_rules(), urls)
+        urls = {r.slug: r.github_url for r in store.records}
+        out = to_sarif(results, list(checker.engine.rules), urls)
     elif fmt == "github":
         out = to_github(results)
     else:
@@ -134,14 +141,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain_text, explanation_markdown
-    from .rules import RULE_CLASSES
+    from .rules import default_rule_set
 
     text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
     store = _store(args.records or [], sys.stderr)
-    expl = explain_text(text, store)  # type: ignore[arg-type]
+    expl = explain_text(text, store)
     rules_by_slug: dict[str, list[tuple[str, str]]] = {}
-    for cls in RULE_CLASSES:
-        rules_by_slug.setdefault(cls.record, []).append((cls.code, cls.name))
+    for rule in default_rule_set(store.records):
+        rules_by_slug.setdefault(rule.record, []).append((rule.code, rule.name))
     if args.format == "json":
         print(json.dumps([{"slug": e.record.slug, "id": e.record.id, "matched": e.matched_line, "note": e.note,
                            "record": e.record.raw, "rules": [c for c, _ in rules_by_slug.get(e.record.slug, [])]}
@@ -152,20 +159,21 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .rules import RULE_CLASSES
+    from .rules import default_rule_set, rule_by_code
 
     if args.format == "markdown":
         from .ruledocs import rules_markdown
 
         print(rules_markdown(), end="")
         return 0
-    store = _store([], sys.stderr)
+    store = _store(args.records or [], sys.stderr)
     rows = []
-    for cls in RULE_CLASSES:
-        rec = store.by_slug(cls.record)  # type: ignore[attr-defined]
-        rows.append({"code": cls.code, "name": cls.name, "record": cls.record,
-                     "record_loaded": rec is not None, "summary": cls.summary,
-                     "verified_on_jax": list(cls.verified_on)})
+    for rule in default_rule_set(store.records):
+        rec = store.by_slug(rule.record)
+        rows.append({"code": rule.code, "name": rule.name, "record": rule.record,
+                     "record_loaded": rec is not None, "summary": rule.summary,
+                     "kind": "python" if rule_by_code(rule.code) is not None else "data",
+                     "verified_on_jax": list(getattr(rule, "verified_on", ()))})
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
@@ -212,6 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rules", help="list the rules")
     r.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    r.add_argument("--records", action="append", metavar="PATH",
+                   help="also list the rules these records' detection sections declare")
     r.set_defaults(func=cmd_rules)
     return ap
 

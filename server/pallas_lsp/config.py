@@ -91,17 +91,26 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()))
 
 
-def rule_keys() -> tuple[set[str], set[str]]:
-    """(codes, names) of the rules."""
-    from .rules import RULE_CLASSES
+def rule_keys(records=None) -> tuple[set[str], set[str]]:
+    """(codes, names) of the rules: the built-in ones and those the records' detection
+    sections declare (``records``: a store's records; None: the built-in records)."""
+    from .rules import default_rule_set
 
-    return {c.code for c in RULE_CLASSES}, {c.name for c in RULE_CLASSES}
+    rules = default_rule_set(records) if records is not None else _builtin_rule_set()
+    return {r.code for r in rules}, {r.name for r in rules}
 
 
-def unknown_rules(values: Iterable[str], *, prefixes: bool = True) -> list[str]:
+@lru_cache(maxsize=1)
+def _builtin_rule_set():
+    from .rules import default_rule_set
+
+    return default_rule_set()
+
+
+def unknown_rules(values: Iterable[str], *, prefixes: bool = True, records=None) -> list[str]:
     """Entries that select no rule, as the engine reads them: a code, a name or (for
     ``select`` only) a code prefix such as ``PAL00``."""
-    codes, names = rule_keys()
+    codes, names = rule_keys(records)
     out = []
     for raw in values:
         v = raw.strip()
@@ -113,8 +122,8 @@ def unknown_rules(values: Iterable[str], *, prefixes: bool = True) -> list[str]:
     return out
 
 
-def known_rules_hint() -> str:
-    codes, _ = rule_keys()
+def known_rules_hint(records=None) -> str:
+    codes, _ = rule_keys(records)
     return f"known: {', '.join(sorted(codes))} or their names (`pallas-lsp rules`)"
 
 

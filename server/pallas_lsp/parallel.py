@@ -19,13 +19,13 @@ _WORKER = None
 
 def _init(base: Config, use_file_config: bool, root: str | None) -> None:
     global _WORKER
-    from .analysis.engine import Engine
     from .checker import Checker
+    from .rules import default_engine
 
     from .runtime import tune_gc
 
     tune_gc(batch=True)
-    checker = Checker(Engine(), base, use_file_config=use_file_config)
+    checker = Checker(default_engine(records=_records_of(base)), base, use_file_config=use_file_config)
     if root is not None:
         from .analysis.program import Program
 
@@ -39,7 +39,8 @@ def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
     for p in paths:
         findings = _WORKER.check_file(Path(p))
         # Contexts hold references into syntax trees: keep findings plain for pickling.
-        out.append((p, [replace(f, contexts=(), extra={}) for f in findings]))
+        # (Fixes hold the analysis: only their built form crosses; `check` shows none.)
+        out.append((p, [replace(f.detached(with_fixes=False), contexts=(), extra={}) for f in findings]))
     return out
 
 
@@ -55,3 +56,10 @@ def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, j
         for part in pool.map(_check, chunks):
             results.extend(part)
     return results
+
+
+def _records_of(base: Config):
+    """The records ``--records`` names (the parent loaded them too and reported their problems)."""
+    from .records import default_store
+
+    return default_store(base.records).records

@@ -53,7 +53,7 @@ def test_pep701_fstrings_are_scanned_as_python_312_reads_them():
 
 
 def test_pep701_file_has_no_syntax_finding():
-    from pallas_lsp.analysis import analyse
+    from pallas_lsp.rules import analyse
 
     assert [f.code for f in analyse(PEP701).findings] == []
 

@@ -3,7 +3,7 @@ under jax 0.12 (JAX_PLATFORMS=cpu; compiled Mosaic GPU kernels lowered for CUDA)
 ones run, the others fail with the error the finding names."""
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 
 HEAD = '''\
 import jax

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from pallas_lsp.analysis import analyse
-from pallas_lsp.analysis.engine import Engine
+from pallas_lsp.rules import analyse
+from pallas_lsp.rules import default_engine
 from pallas_lsp.analysis.program import Program
 
 HEAD = '''\
@@ -175,7 +175,7 @@ def test_subclass_in_another_module(tmp_path):
         "import unittest\n\nimport kernel_base\n\n\nclass KernelInterpretTest(kernel_base.BaseTest):\n"
         "    INTERPRET = True\n")
     prog = Program(tmp_path)
-    (f,) = Engine().analyse_in(prog, str(tmp_path / "kernel_base.py")).findings
+    (f,) = default_engine().analyse_in(prog, str(tmp_path / "kernel_base.py")).findings
     assert f.code == "PAL001" and "`KernelInterpretTest.INTERPRET = True` (test_interpret.py:7)" in f.message
     # Alone, the module has no interpreting subclass.
     assert analyse((tmp_path / "kernel_base.py").read_text(), str(tmp_path / "kernel_base.py")).findings == []
@@ -190,7 +190,7 @@ def test_helper_method_of_a_base_class_in_another_module(tmp_path):
     text = body + "class KernelTest(testutil.PallasTest):\n" + method(LAUNCH.strip() + "\n") + \
         "\n\nclass KernelInterpretTest(KernelTest):\n    INTERPRET = True\n"
     (tmp_path / "kernel_test.py").write_text(text)
-    (f,) = Engine().analyse_in(Program(tmp_path), str(tmp_path / "kernel_test.py")).findings
+    (f,) = default_engine().analyse_in(Program(tmp_path), str(tmp_path / "kernel_test.py")).findings
     assert f.code == "PAL001" and "`KernelInterpretTest.INTERPRET = True`" in f.message
 
 

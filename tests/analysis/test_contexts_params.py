@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 
 HEAD = '''\

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from tests.conftest import CORPUS, SHARED_CORPUS, pallas_cli
 
 SEED = {

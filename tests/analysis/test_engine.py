@@ -3,7 +3,7 @@ import textwrap
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 
 HEAD = """\
 import functools

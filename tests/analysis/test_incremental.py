@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from pallas_lsp.analysis.engine import Engine
-from pallas_lsp.rules import all_rules
+from pallas_lsp.rules import default_engine
+from pallas_lsp.rules import RULE_CLASSES
 from tests.conftest import CORPUS
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -52,8 +52,8 @@ class OtherTest(BaseTest):
 
 def _sources() -> list[str]:
     texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
-    for rule in all_rules():
-        texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]  # type: ignore[attr-defined]
+    for rule in RULE_CLASSES:
+        texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]
     return texts + [CLASS_SUITE]  # (class attributes deciding the mode, defined below)
 
 
@@ -133,7 +133,7 @@ def _edit(rng: random.Random, text: str, pool: list[str]) -> str:
 @pytest.mark.parametrize("seed", range(8))
 def test_incremental_equals_fresh_after_every_edit(seed: int) -> None:
     rng = random.Random(seed)
-    incremental, fresh = Engine(incremental=True), Engine()
+    incremental, fresh = default_engine(incremental=True), default_engine()
     checked = 0
     for doc in range(8):
         parts = rng.sample(SOURCES, k=rng.randint(1, 4))
@@ -152,7 +152,7 @@ def test_incremental_equals_fresh_after_every_edit(seed: int) -> None:
 def test_launches_reused_from_an_earlier_text_are_moved_to_the_current_one() -> None:
     """Lines inserted above a kernel move its kept launch; hovers and lenses see the new lines."""
     src = next(s for s in SOURCES if "interpret=True" in s and "pallas_call" in s)
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/moved.py"
     before = engine.analyse(src, path)
     assert before.launches
@@ -171,7 +171,7 @@ def test_an_edit_reanalyses_only_the_launches_it_can_change(monkeypatch) -> None
         f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=True)(x)\n"
         for i in range(30))
     text = "import jax.experimental.pallas as pl\n\n" + kernels
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     engine.analyse(text, "/ws/many.py")
     calls = []
     real = launches_mod.LaunchFinder.launch_of
@@ -204,13 +204,13 @@ def _modes(result) -> list[str]:
 def test_a_new_caller_in_another_block_changes_the_kept_launch() -> None:
     """The launch's mode comes from its callers: a block that only calls ``run`` (binds
     nothing) must still invalidate it."""
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/callers.py"
     alone = engine.analyse(KERNEL_MODULE, path)
     # (Inserted at a block boundary: no other block's text changes.)
     text = KERNEL_MODULE.replace("def run(", "def test_run():\n    run(jnp.ones(8), interpret=True)\n\n\ndef run(")
     called = engine.analyse(text, path)
-    want = Engine().analyse(text, path)
+    want = default_engine().analyse(text, path)
     assert _signature(called) == _signature(want)
     assert _modes(called) != _modes(alone) and "interpret" in _modes(called)
     assert [f.code for f in called.findings] == [f.code for f in want.findings] != []
@@ -223,12 +223,12 @@ def test_blocks_that_swap_places_drop_what_was_kept() -> None:
            "def kernel(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + pl.get_global(jnp.float32)\n\n\n"
     launch = "call = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), interpret=MODE)\n"
     a, b = "MODE = True\n", "MODE = False\n"
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/swap.py"
     first = engine.analyse(head + b + launch + a, path)  # compiled: no finding, so the launch is kept
     swapped_text = head + a + launch + b
     swapped = engine.analyse(swapped_text, path)
-    assert _signature(swapped) == _signature(Engine().analyse(swapped_text, path))
+    assert _signature(swapped) == _signature(default_engine().analyse(swapped_text, path))
     assert _modes(first) != _modes(swapped)
 
 
@@ -270,11 +270,11 @@ def unrelated():
     ("def unrelated():\n    pass", "def unrelated():\n    run(jnp.ones(8), interpret=False)"),
 ])
 def test_facts_the_evaluator_caches_count_for_every_launch_that_uses_them(old: str, new: str) -> None:
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/shared.py"
     engine.analyse(SHARED_HELPER, path)
     text = SHARED_HELPER.replace(old, new)
-    assert _signature(engine.analyse(text, path)) == _signature(Engine().analyse(text, path))
+    assert _signature(engine.analyse(text, path)) == _signature(default_engine().analyse(text, path))
 
 
 LOWERED = '''import functools
@@ -307,23 +307,23 @@ exported = jax.jit(main).lower(lowering_platforms=double)
 def test_facts_cached_by_module_wide_passes_still_count_for_the_launches_that_use_them() -> None:
     """Looking for CUDA lowerings evaluates ``double`` (with its decorator) before any launch is
     analysed; the launch that later reads that cached value must still depend on ``deco``."""
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/lowered.py"
     engine.analyse(LOWERED, path)
     text = LOWERED.replace("deco = functools.cache", "deco = jax.jit")
-    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    got, want = engine.analyse(text, path), default_engine().analyse(text, path)
     assert _signature(got) == _signature(want)
     assert [f.code for f in want.findings] == ["PAL004"]
 
 
 def test_a_caller_spelled_with_compatibility_characters_is_a_caller() -> None:
     """Python reads identifiers NFKC-normalised: a block calling 𝐫𝐮𝐧 calls ``run``."""
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/nfkc.py"
     engine.analyse(KERNEL_MODULE, path)
     text = KERNEL_MODULE.replace(
         "def run(", "def test_run():\n    \U0001d42b\U0001d42e\U0001d427(jnp.ones(8), interpret=True)\n\n\ndef run(")
-    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    got, want = engine.analyse(text, path), default_engine().analyse(text, path)
     assert _signature(got) == _signature(want)
     assert [f.code for f in got.findings] == ["PAL001"]
 
@@ -337,13 +337,13 @@ def test_a_caller_spelled_with_compatibility_characters_is_a_caller() -> None:
     ("class OtherTest(BaseTest):\n    INTERPRET = False", "class OtherTest(unittest.TestCase):\n    INTERPRET = True"),
 ])
 def test_class_attributes_and_subclasses_count_for_the_kept_launch(old: str, new: str) -> None:
-    engine = Engine(incremental=True)
+    engine = default_engine(incremental=True)
     path = "/ws/classes.py"
     assert engine.analyse(CLASS_SUITE, path).findings == []  # compiled everywhere: the launch is kept
     text = CLASS_SUITE.replace(old, new)
     assert text != CLASS_SUITE
-    got, want = engine.analyse(text, path), Engine().analyse(text, path)
+    got, want = engine.analyse(text, path), default_engine().analyse(text, path)
     assert _signature(got) == _signature(want)
     # and back
-    got, want = engine.analyse(CLASS_SUITE, path), Engine().analyse(CLASS_SUITE, path)
+    got, want = engine.analyse(CLASS_SUITE, path), default_engine().analyse(CLASS_SUITE, path)
     assert _signature(got) == _signature(want)

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from pallas_lsp.analysis.engine import Engine
+from pallas_lsp.rules import default_engine
 from pallas_lsp.analysis.program import Program
 from tests.conftest import DATA, pallas_cli
 
@@ -41,18 +41,18 @@ def test_cli_flags_exactly_the_constructs(ws):
 
 def test_findings_name_the_caller_that_makes_them_fail(ws):
     prog = Program(ws)
-    r = Engine().analyse_in(prog, str(ws / "pkg" / "sync.py"))
+    r = default_engine().analyse_in(prog, str(ws / "pkg" / "sync.py"))
     (f,) = r.findings
     assert "`test_scale`" in f.message and "tests/test_kernels.py:12" in f.message
     assert {(rel.path and rel.path.endswith("test_kernels.py"), rel.span.line) for rel in f.related} >= {(True, 12)}
-    r = Engine().analyse_in(prog, str(ws / "pkg" / "cpu_only.py"))
+    r = default_engine().analyse_in(prog, str(ws / "pkg" / "cpu_only.py"))
     (f,) = r.findings
     assert f.severity.value == "warning" and "interprets on CPU hosts" in f.message
 
 
 def test_module_open_alone_sees_launches_elsewhere_and_test_sees_its_launches(ws):
     prog = Program(ws)
-    e = Engine()
+    e = default_engine()
     helper = e.analyse_in(prog, str(ws / "pkg" / "mgpu_kernels.py"))
     assert [(f.code, f.span.line, f.secondary) for f in helper.findings] == [("PAL003", 6, False)]
     test = e.analyse_in(prog, str(ws / "tests" / "test_kernels.py"))
@@ -70,7 +70,7 @@ def test_editing_a_helper_updates_the_modules_that_reach_it(ws):
         return texts.get(path) or open(path).read()
 
     prog = Program(ws, read=read)
-    e = Engine()
+    e = default_engine()
     test_path = str(ws / "tests" / "test_kernels.py")
     assert len(e.analyse_in(prog, test_path).findings) == 2
     lib = str(ws / "pkg" / "mgpu_kernels.py")
@@ -86,7 +86,7 @@ def test_cycles_and_depth_are_bounded(tmp_path):
     (tmp_path / "k.py").write_text(
         "from jax.experimental import pallas as pl\nfrom m0 import f0\n\n"
         "def k(x_ref, o_ref):\n    f0(o_ref)\n\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n")
-    r = Engine().analyse_in(Program(tmp_path), str(tmp_path / "k.py"))
+    r = default_engine().analyse_in(Program(tmp_path), str(tmp_path / "k.py"))
     assert r.findings == []
 
 
@@ -188,9 +188,9 @@ def test_a_script_importing_the_package_sees_where_the_reexported_launch_fails()
     (the launch lives in a module the package's __init__ imports, not one the script names)."""
     prog = Program(REEXPORT_WS)
     for script in REEXPORT_SCRIPTS.values():
-        r = Engine().analyse_in(prog, str(REEXPORT_WS / script))
+        r = default_engine().analyse_in(prog, str(REEXPORT_WS / script))
         assert [(f.code, f.span.line, f.secondary) for f in r.findings] == [("PAL001", 6, True)], script
-    assert Engine().analyse_in(prog, str(REEXPORT_WS / "run_decoy.py")).findings == []
+    assert default_engine().analyse_in(prog, str(REEXPORT_WS / "run_decoy.py")).findings == []
 
 
 def test_editing_the_package_init_moves_what_its_name_resolves_to(tmp_path):
@@ -204,7 +204,7 @@ def test_editing_the_package_init_moves_what_its_name_resolves_to(tmp_path):
     def read(path):
         return texts[path] if path in texts else open(path).read()
 
-    prog, e = Program(ws, read=read), Engine()
+    prog, e = Program(ws, read=read), default_engine()
     helper, init, script = (str(ws / p) for p in ("kernels/helpers.py", "kernels/__init__.py", "run_square.py"))
 
     def codes():
@@ -228,7 +228,7 @@ def test_a_new_script_calling_the_reexported_launcher_is_seen(tmp_path):
     ws = tmp_path / "ws"
     shutil.copytree(REEXPORT_WS, ws)
     (ws / "run_square.py").unlink()
-    prog, e = Program(ws), Engine()
+    prog, e = Program(ws), default_engine()
     helper = str(ws / "kernels" / "helpers.py")
     assert e.analyse_in(prog, helper).findings == []
     shutil.copy(REEXPORT_WS / "run_square.py", ws / "run_new.py")

@@ -1,7 +1,7 @@
 """Suppression comments: one parser for the engine and the "Ignore PALxxx on this line" fix."""
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.analysis.fixes import suppression_fix
 from pallas_lsp.analysis.suppression import find_suppression

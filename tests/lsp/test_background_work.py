@@ -166,9 +166,9 @@ def type_into(srv: PallasServer, uri: str, version: int, line: int, col: int, ch
 
 
 def fresh_findings(text: str, path: str) -> list[tuple]:
-    from pallas_lsp.analysis.engine import Engine
+    from pallas_lsp.rules import default_engine
 
-    return [(f.code, f.span.line, f.span.col, f.message) for f in Engine().analyse(text, path).findings]
+    return [(f.code, f.span.line, f.span.col, f.message) for f in default_engine().analyse(text, path).findings]
 
 
 KERNEL = (DATA / "corpus" / "get_global_interpret_true_basic.py").read_text()

@@ -18,7 +18,7 @@ from functools import cached_property
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.analysis.findings import Finding, Fix
 from pallas_lsp.records import builtin_records

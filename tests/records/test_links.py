@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.explain import explain_text, explanation_markdown, record_markdown
 from pallas_lsp.mdtext import code_block, code_span, prose
 from pallas_lsp.present import finding_hover

@@ -36,7 +36,7 @@ def _run(code: str, *args: str, timeout: float = 60) -> subprocess.CompletedProc
 
 ANALYSE = textwrap.dedent("""
     import json, sys, time, threading
-    from pallas_lsp.analysis import analyse
+    from pallas_lsp.rules import analyse
     text = open(sys.argv[1]).read()
     out = {}
     def run():

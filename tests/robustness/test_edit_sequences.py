@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from tests.conftest import CORPUS
 from tests.robustness.rawclient import RawClient
 

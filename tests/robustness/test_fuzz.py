@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from tests.conftest import CORPUS, ROOT
 
 CRASHES = sorted((Path(__file__).parent / "fuzz_crashes").glob("crash-*"))
@@ -45,7 +45,7 @@ REPLAY_SEEDS = textwrap.dedent("""
     sys.path.insert(0, sys.argv[1])
     import atheris
     from hostile_shapes import nested_input, seed_inputs
-    from pallas_lsp.analysis import analyse
+    from pallas_lsp.rules import analyse
     slowest = (0.0, "")
     for name, data in sorted(seed_inputs().items()):
         text = nested_input(data)

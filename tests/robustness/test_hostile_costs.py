@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 from pallas_lsp.analysis import module as module_mod
-from pallas_lsp.analysis.engine import Engine
+from pallas_lsp.rules import default_engine
 from pallas_lsp.analysis.fixes import KernelLaunches
 
 
@@ -32,11 +32,12 @@ def test_launches_of_a_kernel_are_counted_once_per_analysis(monkeypatch):
     monkeypatch.setattr(KernelLaunches, "_count", lambda self: recounts.append(len(self)) or real_count(self))
     monkeypatch.setattr(KernelLaunches, "of_kernel", lambda self, k: asked.append(1) or real_of(self, k))
     n = 300
-    result = Engine().analyse(launches(n), "/tmp/many_launches.py")
+    result = default_engine().analyse(launches(n), "/tmp/many_launches.py")
     (finding,) = result.findings
     assert finding.code == "PAL001" and "(and 299 more launch contexts)" in finding.message
-    assert len(asked) == n  # every hit asked ...
-    assert recounts == [n]  # ... and the launches were counted once
+    assert asked == [] and recounts == []  # the analysis builds no fix ...
+    assert finding.fixes and finding.fixes == finding.fixes  # ... a request builds them, once
+    assert len(asked) == 1 and recounts == [n]  # (the launches counted once)
 
 
 def test_an_edit_reparses_only_its_block_when_the_file_outgrows_the_cache(monkeypatch):
@@ -48,7 +49,7 @@ def test_an_edit_reparses_only_its_block_when_the_file_outgrows_the_cache(monkey
     real_parse = module_mod._parse
     monkeypatch.setattr(module_mod, "_parse", lambda block, path=None: parsed.append(block) or real_parse(block, path))
     text = statements(400)
-    engine = Engine()
+    engine = default_engine()
     engine.analyse(text, "/tmp/many_statements.py")
     assert len(parsed) >= 400
     for k in range(3):

@@ -1,7 +1,7 @@
 """Each rule's own VALID/INVALID examples (Fixit-style) are its tests."""
 import pytest
 
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.rules import RULE_CLASSES
 
 CASES_INVALID = [(cls, i, ex) for cls in RULE_CLASSES for i, ex in enumerate(cls.INVALID)]

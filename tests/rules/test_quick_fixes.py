@@ -1,7 +1,7 @@
 """The quick fixes of PAL002 and PAL003 that replace what JAX rejects (each one's full program
 runs under JAX in tests/oracle, through the rules' INVALID examples): the exact edits, and the
 cases where nothing that runs exists, so nothing is offered."""
-from pallas_lsp.analysis import analyse
+from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.rules.get_global_non_semaphore import GetGlobalOfNonSemaphore
 from pallas_lsp.rules.inline_mgpu_interpret import InlineMgpuInInterpretMode

@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 from .contexts import Context, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
+from .rule_api import Hit, LaunchView, Report, Rule, RuleSet, call_keys
 from .fixes import KernelLaunches
 from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
@@ -28,63 +29,29 @@ _MEMO_LIMIT = 512  # documents whose launch results are kept for their next edit
 
 
 @dataclass
-class LaunchView:
-    """A launch, with what rules need to look at it."""
-
-    launch: Launch
-    ev: Evaluator
-    index: ModuleIndex
-    reached: list[Reached]
-    all_launches: list[Launch] = field(default_factory=list)
-
-
-@dataclass
-class ConstructHit:
-    """A call reached from a kernel, in one of the kernel's contexts."""
-
-    call: CallSite
-    callee: Value
-    api: str | None
-    view: LaunchView
-    context: Context
-    reached: Reached
-
-    @property
-    def ev(self) -> Evaluator:
-        return self.view.ev
-
-    @property
-    def launch(self) -> Launch:
-        return self.view.launch
-
-    def result_unused(self) -> bool:
-        """The call's result is dropped or bound to names nothing reads."""
-        if self.call.use == "expr":
-            return True
-        if self.call.use != "assign" or not self.call.targets:
-            return False
-        scope = self.call.scope
-        for name in self.call.targets:
-            if any(s.loads.get(name, 0) for s in scope.walk()):
-                return False
-        return True
-
-
-@dataclass
 class Candidate:
-    rule: object
+    """One rule's report on one hit, before reports of the same construct are merged."""
+
+    rule: Rule
+    report: Report
+    hit: Hit
     span: Span
-    hit_key: tuple
-    launch: Launch
-    context: Context
-    actual_error: str
-    headline: str
     chain: tuple[CallSite | DecoratorSite, ...]
-    extra_related: tuple[Related, ...] = ()
-    fixes: tuple[Fix, ...] = ()
     path: str | None = None  # the module of the construct
     launch_path: str | None = None  # the module of the launch
     kernel: str | None = None  # the kernel that reaches the construct (None: the launch's first)
+
+    @property
+    def hit_key(self) -> tuple:
+        return (self.rule.code, self.report.key if self.report.key is not None else id(self.hit.site.node))
+
+    @property
+    def launch(self) -> Launch:
+        return self.hit.launch
+
+    @property
+    def context(self) -> Context:
+        return self.hit.context
 
     @property
     def kernel_name(self) -> str:
@@ -93,6 +60,9 @@ class Candidate:
         if self.context.kernels:  # a context that runs only some of the launch's kernels
             return _kernel_label(self.context.kernels[0]) or self.launch.kernel_name
         return self.launch.kernel_name
+
+    def build_fixes(self) -> tuple[Fix, ...]:
+        return tuple(self.rule.fixes(self.hit, self.report)) if self.report.fixable else ()
 
 
 class LaunchList:
@@ -188,12 +158,12 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
 
 
 class Engine:
-    def __init__(self, rules: Sequence[object] | None = None, *, incremental: bool = False) -> None:
-        """``incremental``: keep each document's launch results for its next edit (the
-        language server; a batch run analyses each file once and keeps nothing)."""
-        from ..rules import all_rules
-
-        self.rules = list(rules) if rules is not None else all_rules()
+    def __init__(self, rules: RuleSet | Sequence[Rule], *, incremental: bool = False) -> None:
+        """``rules``: the rule set to run (``pallas_lsp.rules.default_rule_set()``: the built-in
+        rules and those of the records' detection sections). ``incremental``: keep each
+        document's launch results for its next edit (the language server; a batch run analyses
+        each file once and keeps nothing)."""
+        self.rules = rules if isinstance(rules, RuleSet) else RuleSet(rules)
         self.incremental = incremental
         self._memos: OrderedDict[str, ModuleMemo] = OrderedDict()
         self._memo_lock = threading.Lock()
@@ -216,7 +186,7 @@ class Engine:
                 self._memos.popitem(last=False)
             return self._analyse(text, path, rules, memo)
 
-    def _analyse(self, text: str, path: str | None, rules: list[object], memo: ModuleMemo | None) -> AnalysisResult:
+    def _analyse(self, text: str, path: str | None, rules: RuleSet, memo: ModuleMemo | None) -> AnalysisResult:
         index = ModuleIndex(text, path)
         ev = Evaluator(index)
         launches, candidates = self._collect(index, ev, rules, memo)
@@ -242,7 +212,7 @@ class Engine:
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)
-        rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
+        rules_key = rules.key
         for unit in units:
             ugot = program.load(unit)
             if ugot is None:
@@ -283,11 +253,11 @@ class Engine:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: list[object], memo: ModuleMemo | None = None):
+    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: RuleSet, memo: ModuleMemo | None = None):
         """Launches, their contexts and reach, and the rules' candidates. With ``memo`` (the
         previous analysis of the same document), launches whose inputs did not change are
         reused instead of recomputed (see incremental.py)."""
-        rules_key = tuple(r.code for r in rules)  # type: ignore[attr-defined]
+        rules_key = rules.key
         ev.tracking = memo is not None
         change = None
         if memo is not None and memo.parses:
@@ -300,8 +270,9 @@ class Engine:
         keep = memo is not None and not resolver.module_wide
         fingerprint = finder.fingerprint()
         previous: dict[int, Entry] = {}
-        if keep and change is not None and memo.rules_key == rules_key and memo.fingerprint == fingerprint:  # type: ignore[union-attr]
-            previous = memo.entries  # type: ignore[union-attr]
+        if memo is not None and keep and change is not None and memo.rules_key == rules_key \
+                and memo.fingerprint == fingerprint:
+            previous = memo.entries
         # 1. Each item's launch: reused, or found now (recording what it reads).
         entries: list[Entry] = []
         computed: list[Entry] = []
@@ -320,41 +291,43 @@ class Engine:
         kept: list[Entry] = []
         sites: set[int] = set()
         for e in entries:
-            if e.launch is None:
+            found = e.launch
+            if found is None:
                 kept.append(e)
-            elif id(e.launch.site.node) not in sites:  # type: ignore[attr-defined]
-                sites.add(id(e.launch.site.node))  # type: ignore[attr-defined]
-                launches.append(e.launch)  # type: ignore[arg-type]
+            elif id(found.site.node) not in sites:
+                sites.add(id(found.site.node))
+                launches.append(found)
                 kept.append(e)
         # 2. Contexts and reach of the launches found now.
         resolver.launches = launches
         lowered = resolver._lowered_launches()
         live = {id(e) for e in kept}
         for e in computed:
-            if e.launch is None or id(e) not in live:
+            launch = e.launch
+            if launch is None or id(e) not in live:
                 continue
             self._recording(ev, index, e.deps if keep else None)
-            launch: Launch = e.launch  # type: ignore[assignment]
             launch.contexts = resolver.resolve(launch, lowered.get(id(launch)))
             e.reached = reach(ev, launch.kernels) if launch.kernels else []
         # 3. The rules, over the launches found now, in the order of the text.
         def line_now(e: Entry) -> tuple[int, int]:
-            a = e.launch.anchor  # type: ignore[attr-defined]
+            assert e.launch is not None
+            a = e.launch.anchor
             return (a.line + (e.layout.shift_for(a.line, index) if e.layout is not None else 0), a.col)
 
         ordered = sorted((e for e in kept if e.launch is not None), key=line_now)
-        construct_rules = [r for r in rules if type(r).check_construct is not _base_check_construct()]
         candidates: list[Candidate] = []
-        callee_cache: dict[int, tuple[Value, str | None]] = {}
+        callee_cache: dict[int, tuple[Value | None, tuple[str, ...]]] = {}
         computed_ids = {id(e) for e in computed}
         volatile: set[int] = set()
         for e in ordered:
-            if id(e) not in computed_ids or not e.launch.kernels:  # type: ignore[attr-defined]
+            launch = e.launch
+            if id(e) not in computed_ids or launch is None or not launch.kernels:
                 continue
             self._recording(ev, index, e.deps if keep else None)
             before = len(candidates)
             # (A shared callee cache would hide what one launch reads behind another's.)
-            self._check(e.launch, e.reached, ev, index, rules, construct_rules, launches,
+            self._check(launch, e.reached, ev, index, rules, launches,
                         {} if keep else callee_cache, candidates)
             if len(candidates) > before:
                 volatile.add(id(e))  # findings always come from the current text
@@ -364,13 +337,13 @@ class Engine:
                 c.launch_path = index.path_of(c.launch.scope)
             if c.path is None:
                 c.path = c.launch_path
-        if keep:
+        if memo is not None and keep:
             for e in computed:
                 e.layout = Layout.of(index, e.deps)
-            memo.rules_key, memo.fingerprint, memo.parses = rules_key, fingerprint, list(index.parses)  # type: ignore[union-attr]
+            memo.rules_key, memo.fingerprint, memo.parses = rules_key, fingerprint, list(index.parses)
             # (Not the launches dropped as duplicates: their contexts were never worked out.)
-            memo.entries = {id(e.item): e for e in kept if id(e) not in volatile}  # type: ignore[union-attr]
-            memo.wrappers = finder.wrapper_verdicts  # type: ignore[union-attr]
+            memo.entries = {id(e.item): e for e in kept if id(e) not in volatile}
+            memo.wrappers = finder.wrapper_verdicts
         elif memo is not None:
             memo.entries, memo.parses, memo.fingerprint, memo.wrappers = {}, [], None, {}
         parts = [(e.launch, e.layout if id(e) not in computed_ids else None, e.reached) for e in ordered]
@@ -381,59 +354,59 @@ class Engine:
         ev.deps = deps
         index.deps = deps
 
-    def _check(self, launch: Launch, reached: list[Reached], ev: Evaluator, index: ModuleIndex, rules: list[object],
-               construct_rules: list[object], launches: list[Launch], callee_cache: dict,
-               candidates: list[Candidate]) -> None:
+    def _check(self, launch: Launch, reached: list[Reached], ev: Evaluator, index: ModuleIndex, rules: RuleSet,
+               launches: list[Launch], callee_cache: dict, candidates: list[Candidate]) -> None:
+        """Each context of the launch: the launch's rules, then each reached call to the rules
+        that name its API (a call no rule names costs a lookup)."""
         whole = LaunchView(launch, ev, index, reached, launches)
         per_kernels: dict[tuple[int, ...], LaunchView] = {}
+        launch_rules = rules.for_launch(launch.api.name)
         for ctx in launch.contexts:
             if ctx.mode == Mode.UNKNOWN:
                 continue
             view = whole
             if ctx.kernels is not None:  # this context runs only some of the launch's kernels
                 key = tuple(id(k) for k in ctx.kernels)
-                view = per_kernels.get(key)  # type: ignore[assignment]
-                if view is None:
-                    view = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches)
-            reached = view.reached
-            for rule in rules:
-                for cand in rule.check_launch(view, ctx):  # type: ignore[attr-defined]
-                    candidates.append(cand)
-            if not construct_rules:
+                got = per_kernels.get(key)
+                if got is None:
+                    got = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches)
+                view = got
+            if launch_rules:
+                hit = Hit("launch", launch.api.name, launch.site, view, ctx)
+                for rule in launch_rules:
+                    if rule.applies(hit):
+                        report = rule.check(hit)
+                        if report is not None:
+                            candidates.append(Candidate(
+                                rule, report, hit, report.span or hit.span, (), path=index.path_of(launch.site.scope)))
+            if not rules.has_call_rules:
                 continue
-            for r in reached:
+            for r in view.reached:
                 rev = ev.other(r.scope)
                 for cs in r.scope.calls:
-                    order = rev.order_of(cs)
-                    if not rev.guards_hold(cs.guards, cs.scope, order):
-                        continue
                     cached = callee_cache.get(id(cs))
                     if cached is None:
-                        v = rev.value(cs.node.func, cs.scope, order)
-                        cached = (v, rev.ext_name(v))
+                        order = rev.order_of(cs)
+                        if not rev.guards_hold(cs.guards, cs.scope, order):
+                            cached = (None, ())
+                        else:
+                            v = rev.value(cs.node.func, cs.scope, order)
+                            cached = (v, tuple(call_keys(rev, v)))
                         callee_cache[id(cs)] = cached
-                    hit = ConstructHit(cs, cached[0], cached[1], view, ctx, r)
-                    for rule in construct_rules:
-                        err = rule.check_construct(hit)  # type: ignore[attr-defined]
-                        if err:
-                            candidates.append(Candidate(
-                                rule, index.span(cs.node, cs.scope), (rule.code, id(cs.node)), launch, ctx,
-                                err, rule.headline(hit), r.chain + (cs,),  # type: ignore[attr-defined]
-                                tuple(rule.related(hit)), tuple(rule.fixes(hit)),  # type: ignore[attr-defined]
-                                path=index.path_of(cs.scope), kernel=_kernel_label(r.root)))
+                    callee, keys = cached
+                    for key in keys:
+                        for rule in rules.for_call(key):
+                            hit = Hit("call", key, cs, view, ctx, r, callee)
+                            if not rule.applies(hit):
+                                continue
+                            report = rule.check(hit)
+                            if report is not None:
+                                candidates.append(Candidate(
+                                    rule, report, hit, report.span or hit.span, r.chain + (cs,),
+                                    path=index.path_of(cs.scope), kernel=_kernel_label(r.root)))
 
-    def _active(self, select, ignore) -> list[object]:
-        sel = {s.strip() for s in select} if select else None
-        ign = {s.strip() for s in ignore}
-        out = []
-        for r in self.rules:
-            keys = {r.code, r.name}  # type: ignore[attr-defined]
-            if sel is not None and not (keys & sel) and not any(r.code.startswith(s) for s in sel):  # type: ignore[attr-defined]
-                continue
-            if keys & ign:
-                continue
-            out.append(r)
-        return out
+    def _active(self, select, ignore) -> RuleSet:
+        return self.rules.subset(select, ignore)
 
     def _merge(self, candidates: list[Candidate], index: ModuleIndex) -> list[Finding]:
         groups: dict[tuple, list[Candidate]] = {}
@@ -450,9 +423,9 @@ class Engine:
             where = ""
             if first.launch_path and first.launch_path != first.path:
                 where = f" (launch at {_rel(first.launch_path, first.path)}:{first.launch.line})"
-            msg = (f"{first.headline}: kernel `{kernel}` is "
+            msg = (f"{first.report.headline}: kernel `{kernel}` is "
                    f"{describe_context(first.context, first.launch_path, first.path)}{where}"
-                   f"; JAX raises {first.actual_error}")
+                   f"; JAX raises {first.report.error}")
             if len(group) > 1:
                 others = {(c.launch_path, c.launch.line, c.context.mode_line) for c in group[1:]}
                 others.discard((first.launch_path, first.launch.line, first.context.mode_line))
@@ -478,22 +451,22 @@ class Engine:
                     add(index.span(step.node, step.scope),
                         "called from the kernel" if isinstance(step, CallSite) else "traced by this decorator",
                         index.path_of(step.scope))
-                for r in c.extra_related:
+                for r in c.report.related:
                     add(r.span, r.message, r.path or c.path)
             chain_names = tuple(_chain_names(first))
+            # Fix edits carry no path: offer them only when everything they touch is in the
+            # construct's module. They are built when a client asks (Finding.fixes).
+            local = first.launch_path == first.path and not any(e.path for e in first.context.evidence)
             out.append(Finding(
-                rule.code, rule.name, rule.record,  # type: ignore[attr-defined]
+                rule.code, rule.name, rule.record,
                 Severity.ERROR if certain else Severity.WARNING, msg, first.span, tuple(related),
-                # Fix edits carry no path: offer them only when everything they touch is in
-                # the construct's module.
-                first.fixes if first.launch_path == first.path and
-                not any(e.path for e in first.context.evidence) else (), first.actual_error,
+                first.build_fixes if local and first.report.fixable else None, first.report.error,
                 tuple(c.context for c in group), kernel, first.launch.line, chain_names,
                 path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group})}))
         return out
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
-        known = {c.upper() for r in self.rules for c in (r.code, r.name)} | {SYNTAX_CODE}  # type: ignore[attr-defined]
+        known = {c.upper() for c in self.rules.codes()} | {SYNTAX_CODE}
         if not may_hold_suppression(index.text):  # (the common case: no comment to read)
             return findings
         # Lines as the parser counts them (str.splitlines would also split at \f, \v, \x1c...).
@@ -546,19 +519,13 @@ def _secondary(f: Finding, here: str, there: str) -> Finding | None:
            f"{f.message}")
     related = (Related(f.span, "the construct that fails", there),) + tuple(
         Related(r.span, r.message, None if r.path == here else (r.path or there)) for r in f.related if r is not anchor)
-    return replace(f, span=anchor.span, message=msg, related=related, fixes=(), path=None, secondary=True)
+    return replace(f, span=anchor.span, message=msg, related=related, fix_builder=None, path=None, secondary=True)
 
 
 def _kernel_label(kernel) -> str | None:
     if kernel is None:
         return None
     return kernel.name if kernel.kind != "lambda" else "<lambda>"
-
-
-def _base_check_construct():
-    from ..rules.base import Rule
-
-    return Rule.check_construct
 
 
 def _chain_names(c: Candidate) -> list[str]:
@@ -570,14 +537,4 @@ def _chain_names(c: Candidate) -> list[str]:
     return names
 
 
-_DEFAULT: Engine | None = None
-
-
-def analyse(text: str, path: str | None = None, **kw) -> AnalysisResult:
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Engine()
-    return _DEFAULT.analyse(text, path, **kw)
-
-
-__all__ = ["AnalysisResult", "ConstructHit", "Engine", "LaunchView", "analyse", "describe_context"]
+__all__ = ["AnalysisResult", "Engine", "LaunchView", "describe_context"]

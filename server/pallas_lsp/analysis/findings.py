@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import enum
+import threading
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .contexts import Context
 from .module import Span
@@ -34,6 +36,9 @@ class Fix:
     edits: tuple[TextEdit, ...]
     preferred: bool = False
     kind: str = "quickfix"  # LSP code action kind
+    # Safe: the program keeps running in the mode it is launched in (`check --fix` applies it);
+    # unsafe fixes change what runs (such as running compiled) and need `--unsafe-fixes`.
+    safe: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ class Finding:
     message: str
     span: Span
     related: tuple[Related, ...] = ()
-    fixes: tuple[Fix, ...] = ()
+    # The quick fixes, built only when asked for (``fixes``): a keystroke computes none.
+    fix_builder: Callable[[], tuple[Fix, ...]] | None = field(default=None, compare=False, hash=False, repr=False)
     # What a hover needs beyond the message: the error JAX raises here, the contexts.
     actual_error: str = ""
     contexts: tuple[Context, ...] = ()
@@ -56,5 +62,42 @@ class Finding:
     path: str | None = None  # the module the construct is in (None: the analysed file)
     secondary: bool = False  # shown at a launch or caller for a construct in another module
 
+    _built: list = field(default_factory=list, init=False, compare=False, hash=False, repr=False)
+
+    @property
+    def fixes(self) -> tuple[Fix, ...]:
+        """The fixes, built on first request (and kept: the finding is of one text)."""
+        if self.fix_builder is None:
+            return ()
+        if not self._built:
+            with _BUILD_LOCK:  # (a request and a batch fix may ask at once)
+                if not self._built:
+                    try:
+                        built = tuple(self.fix_builder())
+                    except Exception:  # noqa: BLE001 - a fix that cannot be built is not offered
+                        built = ()
+                    self._built.append(built)
+        return self._built[0]
+
+    def detached(self, *, with_fixes: bool = True) -> "Finding":
+        """This finding with its fixes built (or dropped) and nothing of the analysis kept: what
+        crosses a process boundary (``check -j``) or outlives the analysis."""
+        from dataclasses import replace
+
+        return replace(self, fix_builder=Prebuilt(self.fixes) if with_fixes and self.fix_builder else None)
+
     def sort_key(self) -> tuple:
         return (self.span.line, self.span.col, self.code)
+
+
+_BUILD_LOCK = threading.RLock()
+
+
+class Prebuilt:
+    """Fixes already built, as a fix builder (picklable, unlike one holding the analysis)."""
+
+    def __init__(self, fixes: tuple[Fix, ...]) -> None:
+        self.fixes = tuple(fixes)
+
+    def __call__(self) -> tuple[Fix, ...]:
+        return self.fixes

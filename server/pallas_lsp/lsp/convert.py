@@ -101,7 +101,6 @@ def to_diagnostic(f: Finding, locate: Locator, encoding: str, *, related_support
                 continue
             related.append(lsp.DiagnosticRelatedInformation(
                 lsp.Location(rl.doc.uri, to_range(r.span, rl, encoding)), r.message))
-    fixes = [p for p in (fix_payload(fx, locate, encoding) for fx in f.fixes) if p is not None]
     d = lsp.Diagnostic(
         range=to_range(f.span, loc, encoding),
         message=f.message,
@@ -110,7 +109,8 @@ def to_diagnostic(f: Finding, locate: Locator, encoding: str, *, related_support
         code_description=lsp.CodeDescription(href=href) if href else None,
         source=SOURCE,
         related_information=related,
-        data={"code": f.code, "version": version, "line": f.span.line, "col": f.span.col, "fixes": fixes,
+        # (No fix edits here: a code action builds them when asked, from the finding.)
+        data={"code": f.code, "version": version, "line": f.span.line, "col": f.span.col,
               **({"carried": True} if f.extra.get("carried") else {})},
     )
     return loc.doc.uri, d

@@ -206,6 +206,7 @@ class PallasServer(LanguageServer):
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=nb_sync)
         self._engine: Engine | None = None  # created by warm_up (or on first use)
+        self._engine_key: tuple = ()  # the detection sections its rule set was built from
         self._engine_lock = threading.Lock()
         self.docs: dict[str, Document] = {}
         self.notebooks: dict[str, Notebook] = {}
@@ -249,10 +250,26 @@ class PallasServer(LanguageServer):
         """The analysis engine; keystrokes reuse its unchanged launches."""
         with self._engine_lock:
             if self._engine is None:
-                from ..analysis.engine import Engine
+                from ..rules import default_engine
 
-                self._engine = Engine(incremental=True)
+                self._engine = default_engine(incremental=True)
             return self._engine
+
+    def engine_for(self, store: RecordStore) -> Engine:
+        """The engine whose rule set holds the built-in rules and the detection sections of
+        ``store``'s records (a user's records file with one gets its own diagnostics)."""
+        from ..rules.data import detection_key
+
+        key = detection_key(store.records)
+        engine = self.engine
+        with self._engine_lock:
+            if key == self._engine_key:
+                return engine
+            from ..rules import default_engine
+
+            engine = default_engine(incremental=True, records=store.records)
+            self._engine, self._engine_key = engine, key
+            return engine
 
     def warm_up(self) -> None:
         """Once `initialize` is answered: import the engine, the rules and the records on the
@@ -423,6 +440,8 @@ class PallasServer(LanguageServer):
         if len(text) > limit:
             program = None
 
+        engine = self.engine_for(store)
+
         def work() -> Analysed | None:
             # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
             # Only what was captured above: the loop changes the live maps meanwhile.
@@ -434,7 +453,7 @@ class PallasServer(LanguageServer):
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
             with collector_paused(cold=prev is None):
-                result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+                result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
@@ -472,7 +491,7 @@ class PallasServer(LanguageServer):
         caps = replace(self.caps)
         prev = self.analysed.get(unit)
         stale = self.stale_flag(unit)
-        engine = self.engine
+        engine = self.engine_for(store)
 
         def work() -> tuple[Analysed, set[str]] | None:
             # Runs on the workspace worker: only what was captured here, never the live maps.
@@ -679,7 +698,7 @@ def _carry_over(prev: Analysed, result: AnalysisResult, text: str) -> None:
         from dataclasses import replace
 
         moved = replace(f, span=Span(f.span.line + delta, f.span.col, f.span.end_line + delta, f.span.end_col),
-                        related=tuple(r for r in f.related), fixes=(), extra={**f.extra, "carried": True})
+                        related=tuple(r for r in f.related), fix_builder=None, extra={**f.extra, "carried": True})
         kept.append(moved)
     if kept:
         result.findings.extend(kept)
@@ -1177,14 +1196,12 @@ def launch_chain(a: Analysed, launch, encoding: str) -> list[dict]:
 @_guard({"markdown": "pallas-lsp could not explain this text.", "slugs": []})
 def explain_error(*args: Any) -> dict:
     from ..explain import explain_text, explanation_markdown
-    from ..rules import RULE_CLASSES
-
     text = "\n".join(str(a) for a in args if isinstance(a, str))
     store = server.store_for(Config(records=server.settings.records))
     expl = explain_text(text, store)
     rules_by_slug: dict[str, list[tuple[str, str]]] = {}
-    for cls in RULE_CLASSES:
-        rules_by_slug.setdefault(cls.record, []).append((cls.code, cls.name))
+    for rule in server.engine_for(store).rules:
+        rules_by_slug.setdefault(rule.record, []).append((rule.code, rule.name))
     return {"markdown": explanation_markdown(expl, rules_by_slug), "slugs": [e.record.slug for e in expl]}
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from .detection import Detection, DetectionError, parse_detection
 from .patterns import RecordPattern, check_pattern
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
@@ -40,6 +41,7 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "tags": list,
     "analyzedSha": str,
     "schemaVersion": int,
+    "detection": dict,  # how the analysis finds the error (records/detection.py)
 }
 SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
@@ -81,6 +83,7 @@ class ErrorRecord:
     prevention_tips: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     source: str = ""  # the file it came from ("<builtin>/..." for the shipped seed records)
+    detection: Detection | None = field(default=None, compare=False)  # None: no rule is declared
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -205,6 +208,14 @@ def parse_record(obj: Any, path: str, where: str,
                                       severity="warning"))
         github_url = ""
         obj = {k: v for k, v in obj.items() if k != "githubUrl"}
+    detection = None
+    if obj.get("detection") is not None:
+        # A bad detection section loses only itself: the record still explains and hovers.
+        try:
+            detection = parse_detection(obj["detection"], f"{where}.detection")
+        except DetectionError as exc:
+            problems.append(RecordProblem(path, exc.where, f"{_name(obj)}: {exc.message}; the record loads "
+                                          "without its detection section", severity="error"))
     line = obj.get("lineNumber")
     return ErrorRecord(
         id=obj["id"],
@@ -223,6 +234,7 @@ def parse_record(obj: Any, path: str, where: str,
         prevention_tips=tuple(obj.get("preventionTips") or ()),
         tags=tuple(obj.get("tags") or ()),
         source=path,
+        detection=detection,
         raw=obj,
     ), problems
 
@@ -399,6 +411,8 @@ def match_lines(text: str) -> list[str]:
 
 
 def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    """The shipped records, each with its detection section: inline, or (for the seed records,
+    which ship byte-identical) from ``detection/<slug>.json`` beside them."""
     records: list[ErrorRecord] = []
     problems: list[RecordProblem] = []
     data = resources.files("pallas_lsp.records") / "data"
@@ -407,7 +421,42 @@ def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
             r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"{BUILTIN_SOURCE}/{entry.name}")
             records += r
             problems += p
+    beside = resources.files("pallas_lsp.records") / "detection"
+    if beside.is_dir():
+        texts = {e.name: e.read_text(encoding="utf-8") for e in beside.iterdir() if e.name.endswith(".json")}
+        records, more = attach_detections(records, texts, f"{BUILTIN_SOURCE}/detection")
+        problems += more
     return records, problems
+
+
+def attach_detections(records: list[ErrorRecord], texts: dict[str, str],
+                      folder: str) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    """Records with the detection sections of ``texts`` (file name -> JSON text of
+    ``{"slug": ..., "detection": {...}}``) attached by slug."""
+    import dataclasses
+
+    problems: list[RecordProblem] = []
+    by_slug = {r.slug: i for i, r in enumerate(records)}
+    out = list(records)
+    for name in sorted(texts):
+        path = f"{folder}/{name}"
+        try:
+            obj = json.loads(texts[name])
+        except (ValueError, RecursionError) as exc:
+            problems.append(RecordProblem(path, "", f"not valid JSON: {exc}"))
+            continue
+        slug = obj.get("slug") if isinstance(obj, dict) else None
+        if not isinstance(slug, str) or slug not in by_slug:
+            problems.append(RecordProblem(path, "slug", f"names no loaded record ({slug!r})"))
+            continue
+        try:
+            detection = parse_detection(obj.get("detection"), "detection")
+        except DetectionError as exc:
+            problems.append(RecordProblem(path, exc.where, exc.message))
+            continue
+        i = by_slug[slug]
+        out[i] = dataclasses.replace(out[i], detection=detection)
+    return out, problems
 
 
 def default_store(extra_paths: Iterable[str | Path] = ()) -> RecordStore:

@@ -1,10 +1,10 @@
 """The rule layer.
 
-Most Pallas errors have the shape "API X cannot run in context Y". Such a rule is
-a short :class:`ApiInContextRule` declaration: the construct, the modes, the
-record slug, and (where needed) a condition that returns the error JAX raises in
-that context, or None when it runs clean. Rules that need more (deciding whether
-a grid entry is static) subclass :class:`Rule` and implement ``check_launch``.
+Most Pallas errors have the shape "API X cannot run in context Y": such a kind is data,
+a detection section of its record (``rules/data.py``). Where data cannot say the condition
+(whether a grid entry is static, whether an unused result is dead code), a rule is a small
+Python class on the one rule API (``analysis/rule_api.py``): :class:`ApiInContextRule` for a
+call of an API, :class:`PythonRule` with ``construct = "launch"`` for a launch property.
 
 Each rule carries VALID and INVALID examples (Fixit-style): they generate its
 tests, its documentation page, and the oracle checks against real JAX.
@@ -12,13 +12,10 @@ tests, its documentation page, and the oracle checks against real JAX.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import ClassVar
 
-from ..analysis.contexts import Context, Mode
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.engine import ConstructHit, LaunchView
-    from ..analysis.findings import Finding
+from ..analysis.findings import Fix, Related
+from ..analysis.rule_api import ConstructKind, Hit, Report, Rule
 
 
 @dataclass(frozen=True)
@@ -44,51 +41,44 @@ class Example:
         raise ValueError("INVALID example without a '# error' marker or line")
 
 
-class Rule:
-    code: ClassVar[str]
-    name: ClassVar[str]
-    record: ClassVar[str]  # the record slug it is tied to
-    summary: ClassVar[str]
+class PythonRule(Rule):
+    """A rule written in Python, with its examples (Fixit-style): they generate its tests,
+    its documentation page and the oracle checks against real JAX."""
+
     VALID: ClassVar[list[Example]] = []
     INVALID: ClassVar[list[Example]] = []
     # JAX versions on which every example's prediction was checked by running it.
     verified_on: ClassVar[tuple[str, ...]] = ("0.12.0.1",)
 
-    def check_launch(self, launch: "LaunchView", context: Context) -> Iterable["Finding"]:
-        return ()
 
-    def check_construct(self, hit: "ConstructHit") -> str | None:
-        return None
+class ApiInContextRule(PythonRule):
+    """A call of one API that fails when a kernel reaching it runs in one of ``modes``:
+    ``actual_error`` says what JAX raises in ``hit.context`` (None: it runs clean)."""
 
-    @property
-    def documentation(self) -> str:
-        return (self.__doc__ or "").strip()
+    construct: ConstructKind = "call"
 
+    def matches(self, hit: Hit) -> bool:
+        return True
 
-class ApiInContextRule(Rule):
-    """A construct that fails when a kernel reaching it runs in one of ``modes``."""
-
-    construct: ClassVar[str]  # public qualified name of the API whose call is the construct
-    construct_label: ClassVar[str]  # how messages name it, e.g. "pl.get_global"
-    modes: ClassVar[frozenset[Mode]]
-
-    def matches(self, hit: "ConstructHit") -> bool:
-        return hit.api == self.construct
-
-    def actual_error(self, hit: "ConstructHit") -> str | None:
-        """The error JAX raises for this construct in ``hit.context`` (None: runs clean)."""
+    def actual_error(self, hit: Hit) -> str | None:
         raise NotImplementedError
 
-    def check_construct(self, hit: "ConstructHit") -> str | None:
-        if hit.context.mode not in self.modes or not self.matches(hit):
+    def headline(self, hit: Hit) -> str:
+        return f"`{self.label}` cannot run in {hit.context.words}"
+
+    def related(self, hit: Hit) -> list[Related]:
+        return []
+
+    def offer_fixes(self, hit: Hit) -> list[Fix]:
+        return []
+
+    def check(self, hit: Hit) -> Report | None:
+        if not self.matches(hit):
             return None
-        return self.actual_error(hit)
+        error = self.actual_error(hit)
+        if not error:
+            return None
+        return Report(error, self.headline(hit), related=tuple(self.related(hit)))
 
-    def headline(self, hit: "ConstructHit") -> str:
-        return f"`{self.construct_label}` cannot run in {hit.context.words}"
-
-    def related(self, hit: "ConstructHit") -> list:
-        return []
-
-    def fixes(self, hit: "ConstructHit") -> list:
-        return []
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        return self.offer_fixes(hit)

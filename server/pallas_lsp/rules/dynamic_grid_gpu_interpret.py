@@ -13,7 +13,8 @@ from ..analysis.findings import Fix, Related, TextEdit
 from ..analysis.fixes import add_kwarg, ensure_import
 from ..analysis.module import Span
 from ..analysis.scopes import Scope
-from .base import Example, Rule
+from ..analysis.rule_api import Hit, Report
+from .base import Example, PythonRule
 
 _HEADER = """import functools
 
@@ -185,7 +186,7 @@ def grid_entries(ev: Evaluator, launch) -> list[tuple[ast.expr, Scope, Order]]:
     return []  # a scalar grid or something not a literal tuple: a traced scalar fails differently
 
 
-class DynamicGridInGpuInterpret(Rule):
+class DynamicGridInGpuInterpret(PythonRule):
     """GPU interpret mode needs a grid of Python ints.
 
     The GPU interpreter refuses grids whose bounds are only known at run time.
@@ -205,32 +206,48 @@ class DynamicGridInGpuInterpret(Rule):
     record = "dynamic-grid-bounds-not-yet-supported-in-gpu-int"
     summary = "a pallas_call grid entry that is not a Python int, under GPU interpret mode"
 
-    def check_launch(self, view, context: Context):
-        from ..analysis.engine import Candidate
+    construct = "launch"
+    apis = frozenset({api.PALLAS_CALL})
+    modes = frozenset({Mode.GPU_INTERPRET})
 
-        launch = view.launch
-        if launch.api.name != api.PALLAS_CALL or context.mode != Mode.GPU_INTERPRET:
-            return
-        ev = view.ev
+    @staticmethod
+    def _dynamic(hit: Hit) -> list[tuple[ast.expr, Scope, Staticness, StaticEvaluator]]:
+        ev = hit.ev
         se = StaticEvaluator(ev)
-        for node, scope, order in grid_entries(ev, launch):
+        out = []
+        for node, scope, order in grid_entries(ev, hit.launch):
             st = se.of(node, scope, order)
-            if st.kind != "dynamic":
-                continue
-            span = ev.index.span(node, scope)
-            related = []
-            if st.node is not None and st.scope is not None:
-                src = ev.index.span(st.node, st.scope)
-                if src.line != span.line:
-                    related.append(Related(src, f"dynamic because {st.reason}"))
-            err = ERROR
-            if _has_partial_blocks(ev, launch):
-                err += (" (with BlockSpecs that do not cover whole arrays, GPU interpret mode first fails "
-                        "with a bare AssertionError)")
-            fixes = tuple(f for f in (static_argnames_fix(ev, st), unwrap_fix(ev, se, st, node)) if f is not None)
-            yield Candidate(self, span, (self.code, id(node)), launch, context, err,
-                            f"Grid entry `{ev.index.code_of(node, scope)}` is not a Python int, and GPU interpret mode "
-                            f"needs a static grid ({st.reason})", (), tuple(related), fixes)
+            if st.kind == "dynamic":
+                out.append((node, scope, st, se))
+        return out
+
+    def check(self, hit: Hit) -> Report | None:
+        dynamic = self._dynamic(hit)
+        if not dynamic:
+            return None
+        ev = hit.ev
+        node, scope, st, _ = dynamic[0]
+        span = ev.index.span(node, scope)
+        related = []
+        if st.node is not None and st.scope is not None:
+            src = ev.index.span(st.node, st.scope)
+            if src.line != span.line:
+                related.append(Related(src, f"dynamic because {st.reason}"))
+        for other, oscope, ost, _ in dynamic[1:]:  # one report per launch: the others are related
+            related.append(Related(ev.index.span(other, oscope), f"also not a Python int ({ost.reason})"))
+        err = ERROR
+        if _has_partial_blocks(ev, hit.launch):
+            err += (" (with BlockSpecs that do not cover whole arrays, GPU interpret mode first fails "
+                    "with a bare AssertionError)")
+        return Report(err, f"Grid entry `{ev.index.code_of(node, scope)}` is not a Python int, and GPU interpret "
+                      f"mode needs a static grid ({st.reason})", span=span, key=id(node), related=tuple(related))
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        dynamic = self._dynamic(hit)
+        if not dynamic:
+            return []
+        node, _, st, se = dynamic[0]
+        return [f for f in (static_argnames_fix(hit.ev, st), unwrap_fix(hit.ev, se, st, node)) if f is not None]
 
     VALID = [
         Example(_HEADER + """

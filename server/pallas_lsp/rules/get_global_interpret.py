@@ -40,8 +40,8 @@ class GetGlobalInInterpretMode(ApiInContextRule):
     name = "get-global-interpret"
     record = "get-global-discharge-is-not-supported-in-interpret"
     summary = "pl.get_global reached from a kernel launched in an interpret mode"
-    construct = api.GET_GLOBAL
-    construct_label = "pl.get_global"
+    apis = frozenset({api.GET_GLOBAL})
+    label = "pl.get_global"
     modes = frozenset({Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.GPU_INTERPRET})
 
     def actual_error(self, hit) -> str | None:
@@ -55,7 +55,7 @@ class GetGlobalInInterpretMode(ApiInContextRule):
     def headline(self, hit) -> str:
         return "`pl.get_global` cannot run in interpret mode"
 
-    def fixes(self, hit) -> list:
+    def offer_fixes(self, hit) -> list:
         out = []
         arg = hit.ev.posarg(hit.call, 0)
         what = hit.ev.value(arg, hit.call.scope, hit.ev.order_of(hit.call)) if arg is not None else None

@@ -140,8 +140,8 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
     name = "get-global-non-semaphore"
     record = "get-global-only-supports-semaphores-got-what"
     summary = "pl.get_global of a non-semaphore in a compiled Mosaic GPU kernel"
-    construct = api.GET_GLOBAL
-    construct_label = "pl.get_global"
+    apis = frozenset({api.GET_GLOBAL})
+    label = "pl.get_global"
     modes = frozenset({Mode.MOSAIC_GPU})
 
     def actual_error(self, hit) -> str | None:
@@ -158,7 +158,7 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
         desc = what[1].split(" (")[0] if what else "this value"
         return f"`pl.get_global` only supports GMEM semaphores in a compiled Mosaic GPU kernel, not {desc}"
 
-    def fixes(self, hit) -> list:
+    def offer_fixes(self, hit) -> list:
         """Only fixes that leave a kernel Mosaic GPU lowers: the GPU semaphore for a TPU one,
         scratch of a type Mosaic GPU allocates (a GMEM or TPU array becomes an SMEM buffer of
         its shape, when that fits in shared memory). Barrier semaphores, TPU DMA semaphores and

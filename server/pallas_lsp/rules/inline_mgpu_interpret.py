@@ -104,8 +104,8 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
     name = "inline-mgpu-interpret"
     record = "inline-mgpu-p-does-not-support-discharge"
     summary = "a plgpu.inline_mgpu function called from a kernel launched in an interpret mode"
-    construct = api.INLINE_MGPU
-    construct_label = "plgpu.inline_mgpu"
+    apis = frozenset({"@" + api.INLINE_MGPU})  # calls of functions it made
+    label = "plgpu.inline_mgpu"
     modes = frozenset({Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.GPU_INTERPRET})
 
     def matches(self, hit) -> bool:
@@ -132,7 +132,7 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         name = hit.ev.index.code_of(hit.call.node.func, hit.call.scope)
         return f"`{name}` is a `plgpu.inline_mgpu` function and cannot run in {hit.context.words}"
 
-    def fixes(self, hit) -> list:
+    def offer_fixes(self, hit) -> list:
         out = []
         factory = _factory(hit)
         ctx = hit.context

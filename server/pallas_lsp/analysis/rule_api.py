@@ -1,0 +1,276 @@
+"""The one rule API: a :class:`Hit` in, a :class:`Report` (or None) out.
+
+The core knows rules only through this module. It is handed a :class:`RuleSet` and
+dispatches each construct to the rules that name its API, so a call no rule names costs
+one dictionary lookup however many rules there are:
+
+* ``construct="call"``: a call reached from a kernel, keyed by the callee's public name
+  (``jax.experimental.pallas.get_global``) or, for a function made by a decorator factory,
+  by ``@`` + the factory's name (``@jax.experimental.pallas.mosaic_gpu.inline_mgpu``);
+* ``construct="launch"``: a launch (``pl.pallas_call(...)``, ``plgpu.kernel(...)``...),
+  keyed by the launch API's public name.
+
+A rule is either data (a record's detection section, interpreted by
+``pallas_lsp.rules.data``) or a small Python class for conditions data cannot say. Fixes
+are not built with the report: a report says which fixes apply, and ``Rule.fixes`` builds
+their edits only when a client asks (a keystroke computes none).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
+
+from .contexts import Context, Mode
+from .evaluate import _NO as NOT_KNOWN
+from .evaluate import CallVal, Const, Decorated, Evaluator, Ext, Order, Value
+from .findings import Fix, Related
+from .module import ModuleIndex, Span
+from .scopes import CallSite, Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .launches import Launch
+    from .reach import Reached
+
+ConstructKind = Literal["call", "launch"]
+
+
+@dataclass
+class LaunchView:
+    """A launch, with what rules need to look at it."""
+
+    launch: "Launch"
+    ev: Evaluator
+    index: ModuleIndex
+    reached: "list[Reached]"
+    all_launches: "list[Launch]" = field(default_factory=list)
+
+
+@dataclass
+class Hit:
+    """One construct in one of its kernel's contexts: a call reached from the kernel
+    (``kind == "call"``) or the launch itself (``kind == "launch"``)."""
+
+    kind: ConstructKind
+    api: str  # the dispatch key the rule was chosen by
+    site: CallSite  # the call (for a launch: the launch call)
+    view: LaunchView
+    context: Context
+    reached: "Reached | None" = None  # the function the call is in (None for a launch)
+    callee: Value | None = None
+
+    @property
+    def ev(self) -> Evaluator:
+        return self.view.ev  # (it answers for other modules' scopes too)
+
+    @property
+    def launch(self) -> "Launch":
+        return self.view.launch
+
+    @property
+    def index(self) -> ModuleIndex:
+        return self.view.index
+
+    @property
+    def call(self) -> CallSite:
+        return self.site
+
+    @property
+    def mode(self) -> Mode:
+        return self.context.mode
+
+    @property
+    def span(self) -> Span:
+        return self.index.span(self.site.node, self.site.scope)
+
+    def span_of(self, node: ast.AST, scope: Scope | None = None) -> Span:
+        return self.index.span(node, scope or self.site.scope)
+
+    def code_of(self, node: ast.AST, scope: Scope | None = None) -> str:
+        return self.index.code_of(node, scope or self.site.scope)
+
+    # -- arguments of the construct's call -------------------------------------------------
+    def argument(self, position: int | None = None, keyword: str | None = None) -> ast.expr | None:
+        """The argument passed at ``position`` or as ``keyword=`` (None when not passed)."""
+        if keyword is not None:
+            node = self.ev.kwarg(self.site, keyword)
+            if node is not None:
+                return node
+        if position is not None:
+            return self.ev.posarg(self.site, position)
+        return None
+
+    def value(self, node: ast.AST | None) -> Value:
+        return self.ev.value(node, self.site.scope, self.ev.order_of(self.site))
+
+    def literal(self, node: ast.AST | None) -> object:
+        """The constant ``node`` is known to be (through names), or ``NOT_KNOWN``."""
+        return self.ev.const(node, self.site.scope, self.ev.order_of(self.site))
+
+    def api_of(self, node: ast.AST | None) -> str | None:
+        """The public name of what ``node`` is, or of the API it is a call of
+        (``pltpu.VMEM((8,), f32)`` -> ``jax.experimental.pallas.tpu.VMEM``)."""
+        v = self.value(node)
+        return self.ev.called_api(v) if isinstance(v, CallVal) else self.ev.ext_name(v)
+
+    def result_unused(self) -> bool:
+        """The call's result is dropped or bound to names nothing reads."""
+        call = self.site
+        if call.use == "expr":
+            return True
+        if call.use != "assign" or not call.targets:
+            return False
+        for name in call.targets:
+            if any(s.loads.get(name, 0) for s in call.scope.walk()):
+                return False
+        return True
+
+    # -- the launch ------------------------------------------------------------------------
+    def launch_option(self, keyword: str) -> tuple[ast.expr, Scope, Order] | None:
+        """The launch's ``keyword=`` argument (through wrappers and partials), or None."""
+        got = self.launch.options.get(keyword)
+        return (got[0], got[1], got[2]) if got is not None else None
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule says about a hit: the error JAX raises and how to say it. ``span``
+    (default: the construct's call) is what is underlined; ``key`` tells reports apart when
+    one construct is reported by several launches (default: the underlined node);
+    ``fixable`` says whether ``Rule.fixes`` may offer something (built on request)."""
+
+    error: str  # "ErrorClass: message" as JAX raises it here
+    headline: str
+    span: Span | None = None
+    key: object = None
+    related: tuple[Related, ...] = ()
+    fixable: bool = True
+
+
+class Rule:
+    """Base of every rule. Subclasses set the class attributes and implement :meth:`check`;
+    rules that fix implement :meth:`fixes`."""
+
+    # Class attributes of a Python rule; a data rule sets them per instance.
+    code: str = ""
+    name: str = ""
+    record: str = ""  # the record slug it is tied to
+    summary: str = ""
+    construct: ConstructKind = "call"
+    apis: frozenset[str] = frozenset()  # dispatch keys (see the module docstring)
+    modes: frozenset[Mode] = frozenset()  # contexts it can fire in (empty: none)
+    launch_apis: frozenset[str] | None = None  # only kernels launched by these (None: any)
+    label: str = ""  # how messages name the construct, e.g. "pl.get_global"
+
+    def check(self, hit: Hit) -> Report | None:
+        raise NotImplementedError
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        return []
+
+    def applies(self, hit: Hit) -> bool:
+        """The context and launch checks every rule shares (the engine asks before ``check``)."""
+        if hit.context.mode not in self.modes:
+            return False
+        return self.launch_apis is None or hit.launch.api.name in self.launch_apis
+
+    @property
+    def documentation(self) -> str:
+        return (type(self).__doc__ or "").strip()
+
+
+class RuleSet:
+    """The rules an engine runs, indexed by what they dispatch on."""
+
+    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+        self.rules: list[Rule] = []
+        self._calls: dict[str, list[Rule]] = {}
+        self._launches: dict[str, list[Rule]] = {}
+        self._any_launch: list[Rule] = []
+        for rule in rules:
+            self.add(rule)
+
+    def add(self, rule: Rule) -> None:
+        if not rule.code or not rule.name:
+            raise ValueError(f"rule {type(rule).__name__} has no code or name")
+        if any(r.code == rule.code for r in self.rules):
+            raise ValueError(f"two rules with code {rule.code}")
+        self.rules.append(rule)
+        if rule.construct == "call":
+            for key in rule.apis:
+                self._calls.setdefault(key, []).append(rule)
+        elif rule.apis:
+            for key in rule.apis:
+                self._launches.setdefault(key, []).append(rule)
+        else:
+            self._any_launch.append(rule)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return tuple(r.code for r in self.rules)
+
+    @property
+    def has_call_rules(self) -> bool:
+        return bool(self._calls)
+
+    def for_call(self, key: str) -> list[Rule]:
+        return self._calls.get(key, [])
+
+    def for_launch(self, key: str) -> list[Rule]:
+        return self._launches.get(key, []) + self._any_launch
+
+    def by_code(self, code: str) -> Rule | None:
+        return next((r for r in self.rules if code in (r.code, r.name)), None)
+
+    def codes(self) -> set[str]:
+        return {c for r in self.rules for c in (r.code, r.name)}
+
+    def subset(self, select: Iterable[str] | None, ignore: Iterable[str] = ()) -> "RuleSet":
+        sel = {s.strip() for s in select} if select else None
+        ign = {s.strip() for s in ignore}
+        chosen: list[Rule] = []
+        for r in self.rules:
+            keys = {r.code, r.name}
+            if sel is not None and not (keys & sel) and not any(r.code.startswith(s) for s in sel):
+                continue
+            if keys & ign:
+                continue
+            chosen.append(r)
+        if len(chosen) == len(self.rules):
+            return self
+        return RuleSet(chosen)
+
+
+def call_keys(ev: Evaluator, callee: Value) -> Sequence[str]:
+    """The dispatch keys of a call of ``callee``: its public name, and ``@factory`` for each
+    decorator factory a decorated function was made with."""
+    name = ev.ext_name(callee)
+    if name is not None:
+        return (name,)
+    keys: list[str] = []
+    v = callee
+    for _ in range(8):
+        if isinstance(v, Decorated):
+            d = v.decorator
+            factory = ev.called_api(d) if isinstance(d, CallVal) else ev.ext_name(d)
+            if factory:
+                keys.append("@" + factory)
+            v = v.inner
+        elif isinstance(v, CallVal) and isinstance(v.func, CallVal):
+            factory = ev.called_api(v.func)
+            if factory:
+                keys.append("@" + factory)
+            break
+        else:
+            break
+    return keys
+
+
+__all__ = ["NOT_KNOWN", "ConstructKind", "Const", "Ext", "Hit", "LaunchView", "Report", "Rule", "RuleSet",
+           "call_keys"]

@@ -1,0 +1,332 @@
+"""Detection sections: how a record says where its error happens, as data.
+
+A record may carry ``"detection": {...}`` (records the project writes, records a user adds with
+``--records`` / ``records = [...]``); the shipped seed records stay byte-identical, so theirs
+would live beside them, in ``detection/<slug>.json`` (``{"slug": ..., "detection": {...}}``).
+``pallas_lsp.rules.data`` turns each section into a rule. The schema (docs/rules.md has a
+worked example)::
+
+    {
+      "code": "PAL150", "name": "copy-without-barrier-gpu-interpret",   # required
+      "summary": "...",                                                  # default: the error message
+      "construct": {"call": "<public API name>" | [...],                 # a call reached from the kernel
+                    "label": "plgpu.copy_gmem_to_smem",                  # how messages name it
+                    "where": [<condition>, ...]}                         # all must hold
+                 | {"launch": "<launch API name>" | [...], "where": [...]},  # the launch itself
+      "modes": ["interpret" | "tpu-interpret" | "gpu-interpret" | "mosaic-gpu" | "triton" | "tpu"
+                | "compiled" | "cuda-lowering", ...],                   # required
+      "launchedBy": ["<launch API name>", ...],                           # only kernels launched so
+      "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
+      "underline": "construct" | {"argument": <argument>},
+      "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
+      "headline": "<template>",   # default "`{label}` cannot run in {context}"
+      "fixes": [{"title": "...", "safe": true|false,
+                 "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
+                 | "removeKeyword": "<name>"
+                 | "setInterpretParam": {"name": "...", "value": "<code>"}}]
+    }
+
+A condition names an argument (``{"position": 2, "keyword": "barrier"}``: either way of
+passing it) and one test: ``"missing": true`` (not passed, or ``None``), ``"present": true``,
+``"equals": <literal>``, ``"notIn": [<literal>, ...]``, ``"greaterThan": <int>``,
+``"api": [<name>, ...]`` (it is that API, or a call of it, seen through ``.at[...]`` and
+indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal list or tuple holding
+a call of that API; ``where`` is tested on that call). ``"api"`` may have a ``"where"`` too,
+tested on the call the argument is. Templates may use ``{errorClass}``, ``{errorMessage}``,
+``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code) and ``{value}`` (its
+literal value).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
+TESTS = ("missing", "present", "equals", "notIn", "greaterThan", "api", "contains")
+PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value"}
+FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
+_CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
+_API_RE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_CONDITIONS = 16
+MAX_DEPTH = 4
+MAX_TEXT = 2000
+
+
+@dataclass(frozen=True)
+class ArgRef:
+    position: int | None = None
+    keyword: str | None = None
+
+    @property
+    def words(self) -> str:
+        if self.keyword and self.position is not None:
+            return f"`{self.keyword}=` (argument {self.position + 1})"
+        return f"`{self.keyword}=`" if self.keyword else f"argument {(self.position or 0) + 1}"
+
+
+@dataclass(frozen=True)
+class Condition:
+    argument: ArgRef
+    test: str  # one of TESTS
+    value: Any = None  # the literal, list, int or API names
+    where: tuple["Condition", ...] = ()  # for "api"/"contains": conditions on the call found
+
+
+@dataclass(frozen=True)
+class FixSpec:
+    title: str
+    op: str  # one of FIX_OPS
+    name: str
+    value: str = ""  # Python code
+    safe: bool = False
+
+
+@dataclass(frozen=True)
+class Detection:
+    code: str
+    name: str
+    construct: str  # "call" | "launch"
+    apis: tuple[str, ...]
+    modes: tuple[str, ...]
+    summary: str = ""
+    label: str = ""
+    where: tuple[Condition, ...] = ()
+    launched_by: tuple[str, ...] = ()
+    unless_params: tuple[tuple[str, Any], ...] = ()
+    underline: ArgRef | None = None
+    error: str = "{errorClass}: {errorMessage}"
+    headline: str = "`{label}` cannot run in {context}"
+    fixes: tuple[FixSpec, ...] = ()
+    source: str = field(default="", compare=False)  # "file: record[0].detection", for messages
+
+
+class DetectionError(ValueError):
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+        self.message = message
+
+
+def _is_literal(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+def _str(obj: dict, key: str, where: str, *, required: bool = False, pattern: re.Pattern | None = None) -> str:
+    v = obj.get(key)
+    if v is None:
+        if required:
+            raise DetectionError(f"{where}.{key}", "required field is missing")
+        return ""
+    if not isinstance(v, str) or not v.strip() or len(v) > MAX_TEXT:
+        raise DetectionError(f"{where}.{key}", f"must be a non-empty string of at most {MAX_TEXT} characters")
+    if pattern is not None and not pattern.match(v):
+        raise DetectionError(f"{where}.{key}", f"{v!r} does not have the expected form ({pattern.pattern})")
+    return v
+
+
+def _apis(v: Any, where: str) -> tuple[str, ...]:
+    items = [v] if isinstance(v, str) else v
+    if not isinstance(items, list) or not items or len(items) > 32:
+        raise DetectionError(where, "must be an API name or a list of 1 to 32 of them")
+    for i, a in enumerate(items):
+        if not isinstance(a, str) or not _API_RE.match(a):
+            raise DetectionError(f"{where}[{i}]" if isinstance(v, list) else where,
+                                 f"{a!r} is not a qualified public name such as "
+                                 "'jax.experimental.pallas.mosaic_gpu.copy_gmem_to_smem'")
+    return tuple(items)
+
+
+def _argref(v: Any, where: str) -> ArgRef:
+    if not isinstance(v, dict) or not v:
+        raise DetectionError(where, "must be an object with `position` and/or `keyword`")
+    unknown = set(v) - {"position", "keyword"}
+    if unknown:
+        raise DetectionError(f"{where}.{sorted(unknown)[0]}", "unknown field (expected `position` or `keyword`)")
+    pos = v.get("position")
+    kw = v.get("keyword")
+    if pos is not None and (not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 64):
+        raise DetectionError(f"{where}.position", "must be an integer from 0 to 63")
+    if kw is not None and (not isinstance(kw, str) or not _IDENT_RE.match(kw)):
+        raise DetectionError(f"{where}.keyword", "must be a Python identifier")
+    return ArgRef(pos, kw)
+
+
+def _conditions(v: Any, where: str, depth: int = 0) -> tuple[Condition, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or len(v) > MAX_CONDITIONS:
+        raise DetectionError(where, f"must be a list of at most {MAX_CONDITIONS} conditions")
+    if depth > MAX_DEPTH:
+        raise DetectionError(where, f"conditions nested more than {MAX_DEPTH} deep")
+    return tuple(_condition(c, f"{where}[{i}]", depth) for i, c in enumerate(v))
+
+
+def _condition(c: Any, where: str, depth: int) -> Condition:
+    if not isinstance(c, dict):
+        raise DetectionError(where, "must be an object")
+    arg = _argref(c.get("argument"), f"{where}.argument")
+    tests = [t for t in TESTS if t in c]
+    unknown = set(c) - set(TESTS) - {"argument", "where"}
+    if unknown:
+        raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (tests: {', '.join(TESTS)})")
+    if len(tests) != 1:
+        raise DetectionError(where, f"needs exactly one test of: {', '.join(TESTS)}")
+    test = tests[0]
+    value = c[test]
+    sub: tuple[Condition, ...] = ()
+    if test in ("missing", "present"):
+        if value is not True:
+            raise DetectionError(f"{where}.{test}", "must be true")
+    elif test == "equals":
+        if not _is_literal(value):
+            raise DetectionError(f"{where}.equals", "must be a literal (string, number, boolean or null)")
+    elif test == "notIn":
+        if not isinstance(value, list) or not value or not all(_is_literal(x) for x in value):
+            raise DetectionError(f"{where}.notIn", "must be a non-empty list of literals")
+        value = tuple(value)
+    elif test == "greaterThan":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise DetectionError(f"{where}.greaterThan", "must be an integer")
+    elif test == "api":
+        value = _apis(value, f"{where}.api")
+    elif test == "contains":
+        if not isinstance(value, dict) or "api" not in value or set(value) - {"api", "where"}:
+            raise DetectionError(f"{where}.contains", "must be an object with `api` (and optionally `where`)")
+        sub = _conditions(value.get("where"), f"{where}.contains.where", depth + 1)
+        value = _apis(value["api"], f"{where}.contains.api")
+    if "where" in c:
+        if test != "api":
+            raise DetectionError(f"{where}.where", "only an `api` test can have `where`")
+        sub = _conditions(c["where"], f"{where}.where", depth + 1)
+    return Condition(arg, test, value, sub)
+
+
+def _template(obj: dict, key: str, where: str, default: str) -> str:
+    v = obj.get(key)
+    if v is None:
+        return default
+    text = _str(obj, key, where)
+    for m in re.finditer(r"\{([^{}]*)\}", text):
+        if m.group(1) not in PLACEHOLDERS:
+            raise DetectionError(f"{where}.{key}", f"unknown placeholder {{{m.group(1)}}} "
+                                 f"(known: {', '.join('{' + p + '}' for p in sorted(PLACEHOLDERS))})")
+    return text
+
+
+def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or len(v) > 8:
+        raise DetectionError(where, "must be a list of at most 8 fixes")
+    out = []
+    for i, f in enumerate(v):
+        w = f"{where}[{i}]"
+        if not isinstance(f, dict):
+            raise DetectionError(w, "must be an object")
+        title = _str(f, "title", w, required=True)
+        ops = [o for o in FIX_OPS if o in f]
+        unknown = set(f) - set(FIX_OPS) - {"title", "safe"}
+        if unknown:
+            raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
+        if len(ops) != 1:
+            raise DetectionError(w, f"needs exactly one edit of: {', '.join(FIX_OPS)}")
+        safe = f.get("safe", False)
+        if not isinstance(safe, bool):
+            raise DetectionError(f"{w}.safe", "must be true or false")
+        op = ops[0]
+        body = f[op]
+        if op == "removeKeyword":
+            if not isinstance(body, str) or not _IDENT_RE.match(body):
+                raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
+            out.append(FixSpec(title, op, body, "", safe))
+            continue
+        if not isinstance(body, dict) or set(body) != {"name", "value"}:
+            raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")
+        if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
+            raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
+        value = body["value"]
+        if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
+            raise DetectionError(f"{w}.{op}.value", "must be one line of Python code (at most 200 characters)")
+        try:
+            compile(value, "<fix value>", "eval", dont_inherit=True)  # parsed, never run
+        except (SyntaxError, ValueError):
+            raise DetectionError(f"{w}.{op}.value", f"{value!r} is not a Python expression") from None
+        out.append(FixSpec(title, op, body["name"], value, safe))
+    return tuple(out)
+
+
+def parse_detection(obj: Any, where: str = "detection") -> Detection:
+    """A validated detection section; raises :class:`DetectionError` naming the field."""
+    if not isinstance(obj, dict):
+        raise DetectionError(where, f"expected an object, got {type(obj).__name__}")
+    known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
+             "error", "headline", "fixes"}
+    unknown = set(obj) - known
+    if unknown:
+        raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
+    code = _str(obj, "code", where, required=True, pattern=_CODE_RE)
+    name = _str(obj, "name", where, required=True, pattern=_NAME_RE)
+    summary = _str(obj, "summary", where)
+    construct = obj.get("construct")
+    cw = f"{where}.construct"
+    if not isinstance(construct, dict):
+        raise DetectionError(cw, "required: an object with `call` or `launch`")
+    kinds = [k for k in ("call", "launch") if k in construct]
+    if len(kinds) != 1:
+        raise DetectionError(cw, "needs exactly one of `call` and `launch`")
+    unknown = set(construct) - {"call", "launch", "label", "where"}
+    if unknown:
+        raise DetectionError(f"{cw}.{sorted(unknown)[0]}", "unknown field (known: call, launch, label, where)")
+    kind = kinds[0]
+    apis = _apis(construct[kind], f"{cw}.{kind}")
+    label = _str(construct, "label", cw) or _short(apis[0])
+    where_ = _conditions(construct.get("where"), f"{cw}.where")
+    modes = obj.get("modes")
+    if not isinstance(modes, list) or not modes:
+        raise DetectionError(f"{where}.modes", f"required: a non-empty list of {', '.join(MODES)}")
+    for i, m in enumerate(modes):
+        if m not in MODES:
+            raise DetectionError(f"{where}.modes[{i}]", f"{m!r} is not a mode ({', '.join(MODES)})")
+    launched_by = _apis(obj["launchedBy"], f"{where}.launchedBy") if "launchedBy" in obj else ()
+    unless = obj.get("unlessInterpretParams")
+    unless_params: tuple[tuple[str, Any], ...] = ()
+    if unless is not None:
+        if not isinstance(unless, dict) or not unless:
+            raise DetectionError(f"{where}.unlessInterpretParams", "must be an object of field: literal")
+        for k, v in unless.items():
+            if not _IDENT_RE.match(k) or not _is_literal(v):
+                raise DetectionError(f"{where}.unlessInterpretParams.{k}", "must map a field name to a literal")
+        unless_params = tuple(unless.items())
+    underline = None
+    u = obj.get("underline")
+    if u is not None and u != "construct":
+        if not isinstance(u, dict) or set(u) != {"argument"}:
+            raise DetectionError(f"{where}.underline", "must be \"construct\" or {\"argument\": {...}}")
+        underline = _argref(u["argument"], f"{where}.underline.argument")
+    return Detection(
+        code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
+        where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
+        error=_template(obj, "error", where, Detection.error),
+        headline=_template(obj, "headline", where, Detection.headline),
+        fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))
+
+
+_SHORT_MODULES = {
+    "jax.experimental.pallas.mosaic_gpu.": "plgpu.",
+    "jax.experimental.pallas.tpu.": "pltpu.",
+    "jax.experimental.pallas.triton.": "plt.",
+    "jax.experimental.pallas.": "pl.",
+    "jax.numpy.": "jnp.",
+    "jax.lax.": "lax.",
+}
+
+
+def _short(name: str) -> str:
+    name = name.lstrip("@")
+    for long, short in _SHORT_MODULES.items():
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name

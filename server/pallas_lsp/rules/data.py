@@ -1,0 +1,292 @@
+"""Rules as data: a record's detection section (records/detection.py), interpreted.
+
+A :class:`DataRule` is an ordinary rule of the one rule API: the engine dispatches to it by
+the APIs its section names, and it reports with the record's own words (its templates are
+filled from the record). A user who adds a record with a detection section gets diagnostics,
+hovers, quick fixes and ``explain`` for it without writing Python.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Iterable
+
+from ..analysis import api
+from ..analysis.contexts import Mode
+from ..analysis.evaluate import CallVal, Const, Ext, TupleVal
+from ..analysis.findings import Fix
+from ..analysis.fixes import add_kwarg, remove_kwarg
+from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
+from ..analysis.scopes import CallSite
+from ..records import ErrorRecord
+from ..records.detection import ArgRef, Condition, Detection, FixSpec
+
+_MODES = {
+    "interpret": Mode.INTERPRET, "tpu-interpret": Mode.TPU_INTERPRET, "gpu-interpret": Mode.GPU_INTERPRET,
+    "mosaic-gpu": Mode.MOSAIC_GPU, "triton": Mode.TRITON, "tpu": Mode.TPU, "compiled": Mode.COMPILED,
+}
+_PARAMS_CLASSES = {api.GPU_INTERPRET_PARAMS, api.TPU_INTERPRET_PARAMS}
+_DEFAULT = object()  # a params field that is not passed
+
+
+class _Safe(dict):
+    def __missing__(self, key: str) -> str:  # (templates are checked when loaded; belt and braces)
+        return "{" + key + "}"
+
+
+class DataRule(Rule):
+    """A rule declared by a record's detection section."""
+
+    def __init__(self, record: ErrorRecord, detection: Detection) -> None:
+        self.record_data = record
+        self.detection = detection
+        self.code = detection.code
+        self.name = detection.name
+        self.record = record.slug
+        self.summary = detection.summary or record.error_message
+        self.construct = "call" if detection.construct == "call" else "launch"
+        self.apis = frozenset(api.canonical(a) if not a.startswith("@") else "@" + api.canonical(a[1:])
+                              for a in detection.apis)
+        self.modes = frozenset(_MODES[m] for m in detection.modes if m in _MODES)
+        self.cuda_lowering = "cuda-lowering" in detection.modes
+        self.launch_apis = frozenset(api.canonical(a) for a in detection.launched_by) or None
+        self.label = detection.label
+
+    @property
+    def documentation(self) -> str:
+        rec = self.record_data
+        parts = [f"{rec.error_message}", "", rec.documentation or rec.trigger_scenarios]
+        return "\n".join(p for p in parts if p is not None).strip()
+
+    def applies(self, hit: Hit) -> bool:
+        ctx = hit.context
+        if not (ctx.mode in self.modes or (self.cuda_lowering and ctx.cuda_lowering)):
+            return False
+        if self.launch_apis is not None and hit.launch.api.name not in self.launch_apis:
+            return False
+        for name, value in self.detection.unless_params:
+            got = _interpret_param(hit, name)
+            if got is NOT_KNOWN or got == value:
+                return False  # the params say so (or cannot be told: stay quiet)
+        return True
+
+    def check(self, hit: Hit) -> Report | None:
+        d = self.detection
+        site = hit.site
+        if not all(_holds(hit, site, hit.ev.order_of(site), c, launch=hit.kind == "launch") for c in d.where):
+            return None
+        span = None
+        arg_node = None
+        if d.underline is not None:
+            arg_node = _argument(hit, site, d.underline, launch=hit.kind == "launch")
+            if arg_node is not None:
+                span = hit.span_of(arg_node[0], arg_node[1])
+        fields = self._fields(hit, arg_node)
+        return Report(d.error.format_map(fields), d.headline.format_map(fields), span=span,
+                      key=id(arg_node[0]) if arg_node is not None else None, fixable=bool(d.fixes))
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        out = []
+        for spec in self.detection.fixes:
+            fix = _build_fix(hit, spec)
+            if fix is not None:
+                out.append(fix)
+        return out
+
+    def _fields(self, hit: Hit, arg_node) -> _Safe:
+        rec = self.record_data
+        argument = value = ""
+        if arg_node is not None:
+            argument = hit.index.code_of(arg_node[0], arg_node[1])
+            lit = hit.ev.const(arg_node[0], arg_node[1], arg_node[2])
+            value = str(lit) if lit is not NOT_KNOWN else argument
+        return _Safe(errorClass=rec.error_class, errorMessage=rec.error_message, label=self.label,
+                     context=hit.context.words, argument=argument, value=value)
+
+
+def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
+    """(node, scope, order) of the argument ``ref`` names at ``site``; for a launch, keywords
+    are looked up through the launch's wrappers and partials too."""
+    ev = hit.ev
+    if launch and ref.keyword is not None:
+        got = hit.launch_option(ref.keyword)
+        if got is not None:
+            return got
+    order = ev.order_of(site)
+    if ref.keyword is not None:
+        node = ev.kwarg(site, ref.keyword)
+        if node is not None:
+            return node, site.scope, order
+    if ref.position is not None and not site.has_star:
+        node = ev.posarg(site, ref.position)
+        if node is not None:
+            return node, site.scope, order
+    return None
+
+
+def _holds(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = False) -> bool:
+    """Whether condition ``c`` surely holds at ``site`` (unknown values never hold: a data rule
+    speaks only when the code says so)."""
+    ev = hit.ev
+    if site.has_star and c.argument.position is not None and c.test == "missing":
+        return False  # *args may pass it
+    got = _argument(hit, site, c.argument, launch=launch)
+    if c.test == "missing":
+        if got is None:
+            return not any(k.arg is None for k in site.node.keywords)  # (**kwargs may pass it)
+        return ev.const(got[0], got[1], got[2]) is None
+    if got is None:
+        return False
+    node, scope, o = got
+    if c.test == "present":
+        return ev.const(node, scope, o) is not None
+    if c.test in ("equals", "notIn", "greaterThan"):
+        lit = ev.const(node, scope, o)
+        if lit is NOT_KNOWN:
+            return False
+        if c.test == "equals":
+            if isinstance(c.value, bool) or isinstance(lit, bool):
+                return lit is c.value  # (True is not 1 here)
+            return lit == c.value
+        if c.test == "notIn":
+            return lit not in c.value
+        return isinstance(lit, int) and not isinstance(lit, bool) and lit > c.value
+    names = {api.canonical(a) for a in c.value}
+    if c.test == "api":
+        v = ev.value(_base(node), scope, o)
+        found = _api_call(ev, v, names)
+        if found is None:
+            return False
+        if c.where:
+            if not isinstance(found, CallVal):
+                return False
+            return all(_holds(hit, found.site, found.order, sub) for sub in c.where)
+        return True
+    # contains
+    v = ev.value(node, scope, o)
+    if not isinstance(v, TupleVal):
+        return False
+    for n, s, io in v.items:
+        item = _api_call(ev, ev.value(n, s, io), names)
+        if item is None:
+            continue
+        if not c.where:
+            return True
+        if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
+            return True
+    return False
+
+
+def _base(node: ast.AST) -> ast.AST:
+    """``view.at[...]``, ``view[...]`` -> ``view``: the value an indexed Ref is a view of."""
+    for _ in range(8):
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "at":
+            node = node.value
+        else:
+            break
+    return node
+
+
+def _api_call(ev, v, names: set[str]):
+    """``v`` when it is one of the APIs ``names`` or a call of one, else None."""
+    if isinstance(v, Ext) and api.canonical(v.name) in names:
+        return v
+    if isinstance(v, CallVal):
+        called = ev.called_api(v)
+        if called is not None and api.canonical(called) in names:
+            return v
+    return None
+
+
+def _params_call(hit: Hit) -> CallSite | None:
+    """The ``InterpretGPUParams(...)`` / ``InterpretParams(...)`` call the context's params come
+    from (inside a ``force_*_interpret_mode(...)`` call too), or None (default params)."""
+    site = hit.context.params_site
+    if not isinstance(site, CallSite):
+        return None
+    ev = hit.ev
+    for _ in range(3):
+        called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
+        if called in _PARAMS_CLASSES:
+            return site
+        arg = ev.posarg(site, 0)
+        if arg is None:
+            return None
+        v = ev.value(arg, site.scope, ev.order_of(site))
+        if not isinstance(v, CallVal):
+            return None
+        site = v.site
+    return None
+
+
+def _interpret_param(hit: Hit, name: str) -> Any:
+    """The value of the interpret params' field ``name``: a literal, ``_DEFAULT`` when not
+    passed, or NOT_KNOWN."""
+    if name == "inline_mgpu" and hit.context.mode == Mode.GPU_INTERPRET:
+        return NOT_KNOWN if hit.context.inline_mgpu is None else hit.context.inline_mgpu
+    site = _params_call(hit)
+    if site is None:
+        return _DEFAULT if hit.context.mode.is_interpret else NOT_KNOWN
+    if site.has_star:
+        return NOT_KNOWN
+    node = hit.ev.kwarg(site, name)
+    if node is None:
+        return _DEFAULT
+    return hit.ev.const(node, site.scope, hit.ev.order_of(site))
+
+
+def _build_fix(hit: Hit, spec: FixSpec) -> Fix | None:
+    index = hit.index
+    if spec.op == "setKeyword":
+        edit = add_kwarg(index, hit.site.node, hit.site.scope, spec.name, spec.value)
+    elif spec.op == "removeKeyword":
+        edit = remove_kwarg(index, hit.site.node, hit.site.scope, spec.name)
+    else:
+        site = _params_call(hit)
+        if site is None:
+            return None  # default params built elsewhere (a bare force_ call): left to the author
+        edit = add_kwarg(index, site.node, site.scope, spec.name, spec.value)
+    if edit is None:
+        return None
+    return Fix(spec.title, (edit,), preferred=spec.safe, safe=spec.safe)
+
+
+def data_rules(records: Iterable[ErrorRecord]) -> list[DataRule]:
+    """One rule per record that carries a detection section (a later record with a taken code
+    loses its rule; ``detection_problems`` reports it)."""
+    out: list[DataRule] = []
+    taken: set[str] = set()
+    for rec in records:
+        d = rec.detection
+        if d is None or d.code in taken or d.name in taken:
+            continue
+        taken |= {d.code, d.name}
+        out.append(DataRule(rec, d))
+    return out
+
+
+def detection_problems(records: Iterable[ErrorRecord], builtin_codes: set[str]) -> list[str]:
+    """Detection sections whose code or name is taken (by a built-in rule or an earlier record)."""
+    problems = []
+    taken = set(builtin_codes)
+    for rec in records:
+        d = rec.detection
+        if d is None:
+            continue
+        for key in (d.code, d.name):
+            if key in taken:
+                problems.append(f"{rec.source}: record '{rec.slug}': detection code/name `{key}` is already "
+                                "used by another rule; this detection section is not used")
+                break
+        else:
+            taken |= {d.code, d.name}
+    return problems
+
+
+def detection_key(records: Iterable[ErrorRecord]) -> tuple:
+    """What a rule set built from ``records`` depends on (engines are rebuilt when it changes)."""
+    return tuple((r.slug, r.source, id(r.detection)) for r in records if r.detection is not None)
+
+
+__all__ = ["DataRule", "data_rules", "detection_key", "detection_problems", "Const"]
