@@ -158,7 +158,7 @@ def _statement_lines(index: ModuleIndex, hit) -> Span | None:
     return None
 
 
-def move_to_scratch_fix(hit, title: str, what: str | None = None) -> Fix | None:
+def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool = True) -> Fix | None:
     """Turn ``name = pl.get_global(WHAT)`` in a kernel into kernel scratch: ``WHAT`` goes into the
     launch's scratch list and ``name`` becomes a new last parameter of the kernel. Only where
     that is unambiguous: the call is in the kernel itself, the kernel has this single launch and
@@ -208,4 +208,4 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None) -> Fix | None:
             edits.append(TextEdit(sp, f"[{what}]"))
     else:
         edits.append(add_kwarg(index, launch.site.node, launch.site.scope, key, f"[{what}]"))
-    return Fix(title.format(key=key, what=what), tuple(edits), preferred=True)
+    return Fix(title.format(key=key, what=what), tuple(edits), preferred=True, safe=safe)

@@ -389,7 +389,7 @@ def static_argnames_fix(ev: Evaluator, st: Staticness) -> Fix | None:
     if st.jit_call is not None:
         site = st.jit_call
         return _extend_static(ev, site, st.param, title) or \
-            Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True)
+            Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True, safe=True)
     if st.jit_param is None:
         return None
     fn = st.jit_param[0]
@@ -404,12 +404,12 @@ def static_argnames_fix(ev: Evaluator, st: Staticness) -> Fix | None:
                 dec = v.site.node
                 text = f"{functools_name}.partial({index.code_of(dec, v.site.scope)}, static_argnames={quoted})"
                 edits = [TextEdit(index.span(dec, v.site.scope), text)] + ([imp] if imp else [])
-                return Fix(title, tuple(edits), preferred=True)
+                return Fix(title, tuple(edits), preferred=True, safe=True)
             site = d.site if isinstance(d, (CallVal, PartialVal)) else None
             if site is None:
                 return None
             return _extend_static(ev, site, st.param, title) or \
-                Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True)
+                Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True, safe=True)
         v = v.inner
     return None
 
@@ -422,10 +422,10 @@ def _extend_static(ev: Evaluator, site, param: str, title: str) -> Fix | None:
     if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
         last = index.span(node.elts[-1], site.scope)
         return Fix(title, (TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col),
-                                    f', "{param}"'),), preferred=True)
+                                    f', "{param}"'),), preferred=True, safe=True)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return Fix(title, (TextEdit(index.span(node, site.scope), f'({index.code_of(node, site.scope)}, "{param}")'),),
-                   preferred=True)
+                   preferred=True, safe=True)
     return None
 
 
@@ -446,7 +446,7 @@ def unwrap_fix(ev: Evaluator, se: "StaticEvaluator", st: Staticness, entry: ast.
                                                            ast.Constant))):
         text = f"({text})"
     return Fix(f"Use the Python int `{text}` instead of `{ev.index.code_of(call, st.scope)}`",
-               (TextEdit(ev.index.span(call, st.scope), text),), preferred=True)
+               (TextEdit(ev.index.span(call, st.scope), text),), preferred=True, safe=True)
 
 
 def _has_partial_blocks(ev: Evaluator, launch) -> bool:

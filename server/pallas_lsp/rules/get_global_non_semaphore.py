@@ -115,7 +115,7 @@ def _gpu_semaphore_fix(hit, gpu_type: str) -> Fix | None:
     index = hit.ev.index
     gpu, imp = ensure_import(index, api.PLGPU)
     edits = (TextEdit(index.span(node, hit.call.scope), f"{gpu}.{gpu_type}"),) + ((imp,) if imp is not None else ())
-    return Fix(f"Use the GPU semaphore type ({gpu}.{gpu_type})", edits, preferred=True)
+    return Fix(f"Use the GPU semaphore type ({gpu}.{gpu_type})", edits, preferred=True, safe=True)
 
 
 class GetGlobalOfNonSemaphore(ApiInContextRule):
@@ -174,8 +174,10 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
         if node is None or _smem_bytes(hit, node, name) > _MAX_SMEM_BYTES:
             return []
         if name in _SCRATCH_AS_IS:
+            # (Unsafe: scratch lives for one kernel invocation, a global persists across them.)
             fix = move_to_scratch_fix(hit, "Allocate it as kernel scratch ({key}=[{what}]); note that scratch lives "
-                                           "for one kernel invocation, a global persists across invocations")
+                                           "for one kernel invocation, a global persists across invocations",
+                                      safe=False)
             return [fix] if fix is not None else []
         if name in _SCRATCH_AS_SMEM and isinstance(node, ast.Call):
             index = hit.ev.index
@@ -186,7 +188,7 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
             fix = move_to_scratch_fix(
                 hit, "Allocate it in shared memory as kernel scratch instead ({key}=[{what}]): Mosaic GPU cannot "
                      f"allocate {cannot}; SMEM is private to each block and lives for one kernel invocation",
-                what=smem)
+                what=smem, safe=False)
             if fix is None:
                 return []
             # Not preferred: the buffer is no longer shared across blocks and invocations.

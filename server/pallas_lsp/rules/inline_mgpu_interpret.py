@@ -155,7 +155,7 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
                                     f'{cls}(inline_mgpu="ignore")')
             if edit is not None:
                 out.append(Fix('Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped '
-                               'while interpreting)', (edit,), preferred=True))
+                               'while interpreting)', (edit,), preferred=True, safe=True))
         tpu = _gpu_interpreter_fix(hit, factory)
         if tpu is not None:
             out.append(tpu)
