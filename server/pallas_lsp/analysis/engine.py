@@ -43,7 +43,9 @@ class Candidate:
 
     @property
     def hit_key(self) -> tuple:
-        return (self.rule.code, self.report.key if self.report.key is not None else id(self.hit.site.node))
+        # (A construct that raises different errors in different contexts is one finding per error.)
+        return (self.rule.code, self.report.key if self.report.key is not None else id(self.hit.site.node),
+                self.report.record)
 
     @property
     def launch(self) -> Launch:
@@ -458,7 +460,7 @@ class Engine:
             # construct's module. They are built when a client asks (Finding.fixes).
             local = first.launch_path == first.path and not any(e.path for e in first.context.evidence)
             out.append(Finding(
-                rule.code, rule.name, rule.record,
+                rule.code, rule.name, first.report.record or rule.record,
                 Severity.ERROR if certain else Severity.WARNING, msg, first.span, tuple(related),
                 first.build_fixes if local and first.report.fixable else None, first.report.error,
                 tuple(c.context for c in group), kernel, first.launch.line, chain_names,

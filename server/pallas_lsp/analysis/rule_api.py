@@ -137,7 +137,9 @@ class Report:
     """What a rule says about a hit: the error JAX raises and how to say it. ``span``
     (default: the construct's call) is what is underlined; ``key`` tells reports apart when
     one construct is reported by several launches (default: the underlined node);
-    ``fixable`` says whether ``Rule.fixes`` may offer something (built on request)."""
+    ``fixable`` says whether ``Rule.fixes`` may offer something (built on request);
+    ``record`` is the slug of the record of the error JAX raises here, when one construct
+    raises different errors in different contexts (default: the rule's record)."""
 
     error: str  # "ErrorClass: message" as JAX raises it here
     headline: str
@@ -145,6 +147,7 @@ class Report:
     key: object = None
     related: tuple[Related, ...] = ()
     fixable: bool = True
+    record: str | None = None
 
 
 class Rule:
