@@ -69,8 +69,15 @@ export function run(
   });
 }
 
+/** The environment for probing an interpreter: PYTHONSAFEPATH (Python 3.11+, like -P) keeps
+ * `python -c` from putting the current folder first on sys.path, so a `pallas_lsp.py` in
+ * whatever folder the editor runs in is never imported instead of the package. */
+export function probeEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PYTHONSAFEPATH: "1" };
+}
+
 export async function canImportPallasLsp(python: string[]): Promise<boolean> {
-  const r = await run([...python, "-c", "import pallas_lsp"], { timeoutMs: 20_000 });
+  const r = await run([...python, "-c", "import pallas_lsp"], { timeoutMs: 20_000, env: probeEnv() });
   return r.code === 0;
 }
 
@@ -78,7 +85,7 @@ const INFO_SCRIPT =
   "import sys, sysconfig; print('%d.%d %s' % (sys.version_info[0], sys.version_info[1], sysconfig.get_platform()))";
 
 export async function pythonInfo(python: string[]): Promise<PythonInfo | undefined> {
-  const r = await run([...python, "-c", INFO_SCRIPT], { timeoutMs: 20_000 });
+  const r = await run([...python, "-c", INFO_SCRIPT], { timeoutMs: 20_000, env: probeEnv() });
   if (r.code !== 0) {
     return undefined;
   }

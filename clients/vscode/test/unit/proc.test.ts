@@ -41,3 +41,24 @@ test("Python probes", async () => {
   assert.equal(await pythonInfo(["/nonexistent/python"]), undefined);
   assert.equal(await canImportPallasLsp(["/nonexistent/python"]), false);
 });
+
+test("probing an interpreter never imports a pallas_lsp.py from the current folder", async () => {
+  const python = (await which("python3")) ?? (await which("python"));
+  const info = python ? await pythonInfo([python]) : undefined;
+  if (!python || !info || Number(info.version.split(".")[1]) < 11) {
+    return; // PYTHONSAFEPATH needs Python 3.11+
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pallas-probe-"));
+  const marker = path.join(dir, "imported");
+  fs.writeFileSync(path.join(dir, "pallas_lsp.py"), `open(${JSON.stringify(marker)}, "w").close()\n`);
+  const cwd = process.cwd();
+  try {
+    process.chdir(dir);
+    await canImportPallasLsp([python]);
+    await pythonInfo([python]);
+    assert.equal(fs.existsSync(marker), false, "the folder's pallas_lsp.py was imported");
+  } finally {
+    process.chdir(cwd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
