@@ -68,6 +68,10 @@ class Context:
     inline_mgpu: str | None = "error"  # GPU interpret params' inline_mgpu ("error", "ignore"; None: unknown)
     forced: bool = False  # set by a force_/set_ interpret-mode call
     cuda_lowering: bool = False  # compiled for CUDA by an explicit lower()/export
+    # The platform an explicit lower()/export compiles for ("cuda", "rocm", "tpu"), if any.
+    lowered_for: str | None = None
+    # Mosaic GPU's lowering semantics ("warpgroup", the default, or "lane"); None elsewhere.
+    lowering_semantics: str | None = None
     caller: str = ""  # "`test_mha` (tests/test_attention.py:40)" when a caller decides the mode
     # Where the interpret params are built (the InterpretGPUParams(...) call, or the force_
     # call that creates default ones), for fixes that edit them.

@@ -417,7 +417,7 @@ class ContextResolver:
         self._cover_cache: dict[tuple[int, int], bool] = {}
         self._launch: Launch | None = None  # the launch whose interpret= is being classified
         self.setters = self._find_setters()
-        self.lowerings = self._find_cuda_lowerings()
+        self.lowerings = self._find_lowerings()
 
     # --- force/set ------------------------------------------------------------------------
     def _find_setters(self) -> list[Setter]:
@@ -511,8 +511,10 @@ class ContextResolver:
                 sites.append(cs)
         return sites or [launch.site]
 
-    # --- lowering for CUDA -------------------------------------------------------------
-    def _find_cuda_lowerings(self) -> list[tuple[CallSite, Span, str]]:
+    # --- explicit lowering for a platform ------------------------------------------------
+    def _find_lowerings(self) -> list[tuple[CallSite, Span, str]]:
+        """``jax.jit(f).trace(...).lower(lowering_platforms=(P,))`` and ``jax.export(f,
+        platforms=(P,))`` for an accelerator P: (the call, the platforms argument, P)."""
         out = []
         for cs in self.index.calls_to(("export", "lower")):
             if cs.callee_last == "lower":
@@ -529,19 +531,20 @@ class ContextResolver:
                 plats = [self.ev.const(n, s, o) for n, s, o in v.items]
             elif isinstance(v, Const):
                 plats = [v.value]
-            if "cuda" in plats:
-                out.append((cs, self.index.span(arg, cs.scope), "lowering for CUDA"))
+            platform = next((p for p in ("cuda", "rocm", "tpu") if p in plats), None)
+            if platform is not None:
+                out.append((cs, self.index.span(arg, cs.scope), platform))
         return out
 
-    def _lowered_launches(self) -> dict[int, Span]:
-        """Launches that an explicit CUDA lowering compiles, with the lowering line."""
-        result: dict[int, Span] = {}
+    def _lowered_launches(self) -> dict[int, tuple[Span, str]]:
+        """Launches that an explicit lowering compiles: the platforms argument and the platform."""
+        result: dict[int, tuple[Span, str]] = {}
         if not self.lowerings:
             return result
-        for cs, span, _ in self.lowerings:
+        for cs, span, platform in self.lowerings:
             for fv in self._lowered_values(cs):
                 for l in self._launches_under(fv):
-                    result.setdefault(id(l), span)
+                    result.setdefault(id(l), (span, platform))
         return result
 
     def _lowered_values(self, cs: CallSite) -> list[Value]:
@@ -606,7 +609,7 @@ class ContextResolver:
         launch's contexts to the rest of the module (no launch result is kept across edits)."""
         return bool(self.setters or self.lowerings)
 
-    def resolve(self, launch: Launch, cuda_lowering: Span | None) -> list[Context]:
+    def resolve(self, launch: Launch, lowering: tuple[Span, str] | None) -> list[Context]:
         out = ContextSet()
         reads = self._read_sites(launch) if self.setters else []
         uncovered = list(reads)
@@ -616,15 +619,15 @@ class ContextResolver:
                 out.add(setter.context)
                 uncovered = [r for r in uncovered if r not in hit]
         if uncovered or not out.contexts:
-            for c in self.explicit(launch, cuda_lowering):
+            for c in self.explicit(launch, lowering):
                 out.add(c)
         return out.contexts
 
-    def explicit(self, launch: Launch, cuda_lowering: Span | None) -> list[Context]:
+    def explicit(self, launch: Launch, lowering: tuple[Span, str] | None) -> list[Context]:
         opt = launch.options.get("interpret")
         anchor = launch.anchor
         if opt is None:
-            return [self.compiled(launch, cuda_lowering)]
+            return [self.compiled(launch, lowering)]
         node, scope, order = opt
         span = self.index.span(node, scope)
         note = f"interpret={self.index.code_of(node, scope)}"
@@ -636,7 +639,7 @@ class ContextResolver:
             self._launch = None
         for ctx in found:
             if ctx.mode == Mode.COMPILED:
-                c = self.compiled(launch, cuda_lowering, ctx.evidence)
+                c = self.compiled(launch, lowering, ctx.evidence)
                 results.append(replace(c, via=ctx.via, self_class=ctx.self_class, caller=ctx.caller))
             else:
                 # The launch's own keyword decides when the value is written right there.
@@ -660,9 +663,13 @@ class ContextResolver:
             return ctx
         return replace(ctx, kernels=tuple(mine))
 
-    def compiled(self, launch: Launch, cuda_lowering: Span | None, evidence=()) -> Context:
-        mode = Mode.COMPILED
+    def compiled(self, launch: Launch, lowering: tuple[Span, str] | None, evidence=()) -> Context:
+        """The compiled context: the backend from the code where it says (``plgpu.kernel``, a
+        mesh, compiler params, ``backend=``, TPU memory spaces in the BlockSpecs or scratch, a
+        ``PrefetchScalarGridSpec``, an explicit lowering for a platform), else COMPILED."""
+        mode, semantics = Mode.COMPILED, None
         name = launch.api.name
+        why = ""
         if name == api.PLGPU_KERNEL:
             mode = Mode.MOSAIC_GPU
         else:
@@ -680,12 +687,68 @@ class ContextResolver:
                 if n in table:
                     mode = table[n]
                     break
+            if mode == Mode.COMPILED and name == api.PALLAS_CALL:
+                mode, why = self._pallas_call_backend(launch, lowering)
+        if mode == Mode.MOSAIC_GPU:
+            semantics = self._lowering_semantics(launch)
         ev = list(evidence)
-        if cuda_lowering is not None:
-            ev.insert(0, Evidence(cuda_lowering, 'lowering_platforms=("cuda",)'))
+        if lowering is not None:
+            ev.insert(0, Evidence(lowering[0], f'lowering_platforms=("{lowering[1]}",)'))
         elif not ev:
-            ev.append(Evidence(launch.anchor, f"{launch.api.short} without interpret"))
-        return Context(mode, tuple(ev), cuda_lowering=cuda_lowering is not None)
+            ev.append(Evidence(launch.anchor, f"{launch.api.short} without interpret{why}"))
+        return Context(mode, tuple(ev), cuda_lowering=lowering is not None and lowering[1] == "cuda",
+                       lowered_for=lowering[1] if lowering is not None else None, lowering_semantics=semantics)
+
+    def _pallas_call_backend(self, launch: Launch, lowering: tuple[Span, str] | None) -> tuple[Mode, str]:
+        """A ``pl.pallas_call``'s backend from what it is given, or from where it is lowered
+        (on a GPU a pallas_call without Mosaic GPU params is lowered by Triton)."""
+        ev = self.ev
+        opt = launch.options.get("backend")
+        if opt is not None:
+            value = ev.const(*opt)
+            by_name = {"triton": Mode.TRITON, "mosaic_tpu": Mode.TPU, "mosaic_gpu": Mode.MOSAIC_GPU}
+            if value in by_name:
+                return by_name[value], f" (backend={value!r})"
+        for key in ("in_specs", "out_specs", "scratch_shapes", "grid_spec"):
+            got = launch.options.get(key)
+            if got is not None and self._mentions_tpu(got[0], got[1], got[2]):
+                return Mode.TPU, f" ({key} with TPU memory spaces)"
+        if lowering is not None:
+            if lowering[1] == "tpu":
+                return Mode.TPU, ""
+            return Mode.TRITON, ""
+        return Mode.COMPILED, ""
+
+    def _mentions_tpu(self, node: ast.AST, scope: Scope, order: Order, depth: int = 0) -> bool:
+        """Whether a launch argument is built from TPU-only APIs (``pltpu.VMEM(...)``,
+        ``pltpu.SemaphoreType...``, ``memory_space=pltpu.ANY``, ``pltpu.PrefetchScalarGridSpec``)."""
+        if depth > 3:
+            return False
+        v = self.ev.value(node, scope, order)
+        name = self.ev.called_api(v) if isinstance(v, CallVal) else self.ev.ext_name(v)
+        if name and name.startswith(api.PLTPU + "."):
+            return True
+        if isinstance(v, TupleVal):
+            return any(self._mentions_tpu(n, s, o, depth + 1) for n, s, o in v.items[:32])
+        if isinstance(v, CallVal) and name == f"{api.PL}.BlockSpec":
+            ms = self.ev.kwarg(v.site, "memory_space")
+            return ms is not None and self._mentions_tpu(ms, v.site.scope, v.order, depth + 1)
+        return False
+
+    def _lowering_semantics(self, launch: Launch) -> str:
+        """Mosaic GPU's lowering semantics from ``plgpu.CompilerParams(lowering_semantics=...)``
+        ("warpgroup" when not given or not known)."""
+        opt = launch.options.get("compiler_params")
+        if opt is None:
+            return "warpgroup"
+        v = self.ev.value(*opt)
+        if not isinstance(v, CallVal):
+            return "warpgroup"
+        node = self.ev.kwarg(v.site, "lowering_semantics")
+        if node is None:
+            return "warpgroup"
+        sem = self.ev.ext_name(self.ev.value(node, v.site.scope, v.order)) or ""
+        return "lane" if sem.endswith(".Lane") else "warpgroup"
 
     def classify(self, node, scope, order, span, note) -> Context | None:
         all_ = self.classify_all(node, scope, order, span, note)
