@@ -1,7 +1,8 @@
 """The oracle: the analyser's predictions, checked against real JAX on the CPU.
 
-* every rule's INVALID example raises exactly the error its ``raises=`` names, and
-  every VALID example runs clean;
+* every rule's invalid example (``server/pallas_lsp/rules/examples/<CODE>/``, Python and data
+  rules alike) raises exactly the error its ``# raises:`` header names, and every valid
+  example runs clean;
 * the analyser's finding on an INVALID example names the error class JAX raised;
 * every quick fix the analyser offers on an INVALID example leaves a program that
   JAX runs clean (and that the rule no longer flags);
@@ -22,7 +23,8 @@ from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.analysis.findings import Finding, Fix
 from pallas_lsp.records import builtin_records
-from pallas_lsp.rules import RULE_CLASSES, Example, Rule
+from pallas_lsp.rules import Example, default_rule_set
+from pallas_lsp.rules.examples import examples_for, verified_on
 
 from .conftest import CORPUS, Program
 
@@ -32,31 +34,30 @@ pytestmark = pytest.mark.oracle
 # --- rule examples ------------------------------------------------------------------------------------
 
 
+RULES = list(default_rule_set())
+
+
 @dataclass(frozen=True)
 class ExampleCase:
-    rule: type[Rule]
+    """One example file of one rule. (How it runs, ``# oracle: run`` or ``lower-cuda``, is
+    checked when the file is read: a lower-cuda example lowers for CUDA in its own text, so
+    the oracle only runs it.)"""
+
+    code: str  # the rule's
     kind: str  # "valid" or "invalid"
     index: int
 
     @property
-    def id(self) -> str:
-        return f"{self.rule.code}-{self.kind}-{self.index}"
+    def example(self) -> Example:
+        found = examples_for(self.code)
+        return (found.valid if self.kind == "valid" else found.invalid)[self.index]
 
     @property
-    def example(self) -> Example:
-        return (self.rule.VALID if self.kind == "valid" else self.rule.INVALID)[self.index]
+    def id(self) -> str:
+        return f"{self.code}-{self.example.name}"
 
     def program(self) -> Program:
-        return Program(f"{self.rule.code.lower()}_{self.kind}_{self.index}.py", self.example.code)
-
-    def check_how_it_runs(self) -> None:
-        """A "lower-cuda" example must do the CUDA lowering itself: the oracle only runs it."""
-        ex = self.example
-        assert ex.oracle in ("run", "lower-cuda"), f"{self.id}: unknown oracle {ex.oracle!r}"
-        if ex.oracle == "lower-cuda":
-            assert re.search(r"""(lowering_)?platforms\s*=\s*[(\[]\s*["']cuda["']""", ex.code), (
-                f"{self.id}: a lower-cuda example must lower for CUDA in its own text "
-                "(jax.jit(f).trace(...).lower(lowering_platforms=(\"cuda\",)))")
+        return Program(f"{self.code.lower()}_{self.example.name}.py", self.example.code)
 
     def oracle_programs(self) -> list[Program]:
         return [self.program()]
@@ -99,19 +100,18 @@ class FixCase(ExampleCase):
         out = []
         for j, fix in enumerate(f for f in self.offered if fix_is_checked(f, self.example.fixes)):
             fixed = apply_edits(self.example.code, fix.edits)
-            out.append((fix, Program(f"{self.rule.code.lower()}_invalid_{self.index}_fix{j}.py", fixed)))
+            out.append((fix, Program(f"{self.code.lower()}_{self.example.name}_fix{j}.py", fixed)))
         return out
 
     def oracle_programs(self) -> list[Program]:
         return [p for _, p in self.checked]
 
 
-VALID = [ExampleCase(cls, "valid", i) for cls in RULE_CLASSES for i in range(len(cls.VALID))]
-INVALID = [ExampleCase(cls, "invalid", i) for cls in RULE_CLASSES for i in range(len(cls.INVALID))]
+VALID = [ExampleCase(r.code, "valid", i) for r in RULES for i in range(len(examples_for(r.code).valid))]
+INVALID = [ExampleCase(r.code, "invalid", i) for r in RULES for i in range(len(examples_for(r.code).invalid))]
 # Only examples with a fix the oracle can run: the others have nothing to prove here (that the
 # declared fixes are offered at all is checked without JAX in tests/rules).
-FIXES = [c for c in (FixCase(cls, "invalid", i) for cls in RULE_CLASSES for i in range(len(cls.INVALID)))
-         if c.checked]
+FIXES = [c for c in (FixCase(c.code, "invalid", c.index) for c in INVALID) if c.checked]
 
 
 def _ids(cases) -> list[str]:
@@ -121,9 +121,8 @@ def _ids(cases) -> list[str]:
 @pytest.mark.parametrize("case", INVALID, ids=_ids(INVALID))
 def test_invalid_example_raises_what_the_rule_says(case: ExampleCase, oracle) -> None:
     ex = case.example
-    assert ex.raises, f"{case.id}: an INVALID example must say what JAX raises (raises=(class, regex))"
+    assert ex.raises, f"{case.id}: an invalid example must say what JAX raises (# raises: Class: regex)"
     cls, pattern = ex.raises
-    case.check_how_it_runs()
     res = oracle.result(case.program())
     assert res.outcome == "raises", f"{case.id}: expected {cls} /{pattern}/, but the program {res.describe()}"
     assert res.error_class == cls, f"{case.id}: expected {cls} /{pattern}/, but the program {res.describe()}"
@@ -133,7 +132,6 @@ def test_invalid_example_raises_what_the_rule_says(case: ExampleCase, oracle) ->
 
 @pytest.mark.parametrize("case", VALID, ids=_ids(VALID))
 def test_valid_example_runs_clean(case: ExampleCase, oracle) -> None:
-    case.check_how_it_runs()
     res = oracle.result(case.program())
     assert res.outcome == "clean", f"{case.id}: a VALID example must run clean, but it {res.describe()}"
 
@@ -141,8 +139,8 @@ def test_valid_example_runs_clean(case: ExampleCase, oracle) -> None:
 @pytest.mark.parametrize("case", INVALID, ids=_ids(INVALID))
 def test_analyser_names_the_error_jax_raises(case: ExampleCase, oracle) -> None:
     res = oracle.result(case.program())
-    mine = [f for f in analyse(case.example.code, "example.py").findings if f.code == case.rule.code]
-    assert mine, f"{case.id}: the analyser reports no {case.rule.code} finding"
+    mine = [f for f in analyse(case.example.code, "example.py").findings if f.code == case.code]
+    assert mine, f"{case.id}: the analyser reports no {case.code} finding"
     assert res.outcome == "raises", (
         f"{case.id}: the analyser predicts a failure ({mine[0].message}), but the program {res.describe()}")
     said = f"JAX raises {res.error_class}:"
@@ -166,17 +164,18 @@ def test_quick_fixes_leave_code_that_runs_clean(case: FixCase, oracle) -> None:
             problems.append(f"{fix.title!r}: the fixed program {res.describe()}\n--- fixed program ---\n"
                             f"{program.text}")
             continue
-        still = [f for f in analyse(program.text, "example.py").findings if f.code == case.rule.code]
+        still = [f for f in analyse(program.text, "example.py").findings if f.code == case.code]
         if still:
-            problems.append(f"{fix.title!r}: JAX runs the fixed program clean, but {case.rule.code} still "
+            problems.append(f"{fix.title!r}: JAX runs the fixed program clean, but {case.code} still "
                             f"flags it: {[f.message for f in still]}")
     assert not problems, f"{case.id}:\n" + "\n".join(problems)
 
 
 def test_oracle_runs_the_jax_version_the_rules_were_verified_on(oracle) -> None:
-    stale = [cls.code for cls in RULE_CLASSES if oracle.jax_version not in cls.verified_on]
+    checked = [r for r in RULES if examples_for(r.code)]
+    stale = [r.code for r in checked if oracle.jax_version not in verified_on(r)]
     assert not stale, (f"the oracle runs jax {oracle.jax_version}, but rules {stale} say they were verified on "
-                       f"{sorted({v for c in RULE_CLASSES for v in c.verified_on})}")
+                       f"{sorted({v for r in checked for v in verified_on(r)})}")
 
 
 # --- the shared corpus --------------------------------------------------------------------------------

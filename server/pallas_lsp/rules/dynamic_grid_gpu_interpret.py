@@ -14,15 +14,7 @@ from ..analysis.fixes import add_kwarg, ensure_import
 from ..analysis.module import Span
 from ..analysis.scopes import Scope
 from ..analysis.rule_api import Hit, Report
-from .base import Example, PythonRule
-
-_HEADER = """import functools
-
-import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-"""
+from .base import PythonRule
 
 ERROR = "NotImplementedError: Dynamic grid bounds not (yet) supported in GPU interpret mode."
 # Shape-like attributes are Python ints even on traced arrays.
@@ -248,132 +240,6 @@ class DynamicGridInGpuInterpret(PythonRule):
             return []
         node, _, st, se = dynamic[0]
         return [f for f in (static_argnames_fix(hit.ev, st), unwrap_fix(hit.ev, se, st, node)) if f is not None]
-
-    VALID = [
-        Example(_HEADER + """
-TILE = 4
-
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = x_ref[...] + 2.0
-
-
-@jax.jit
-def add_two(x):
-    n = x.shape[0] // TILE
-    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          grid=(n, pl.cdiv(x.size, 8)), interpret=plgpu.InterpretGPUParams())(x)
-
-
-def main():
-    print(add_two(jnp.zeros((8,), jnp.float32)))
-
-
-if __name__ == "__main__":
-    main()
-""", note="Shape-derived entries are Python ints under jit."),
-        Example(_HEADER + """
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = x_ref[...] * 2.0
-
-
-@functools.partial(jax.jit, static_argnames=("num_steps",))
-def double(x, num_steps):
-    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          grid=(num_steps,), interpret=plgpu.InterpretGPUParams())(x)
-
-
-def main():
-    print(double(jnp.ones((8,), jnp.float32), 2))
-
-
-if __name__ == "__main__":
-    main()
-""", note="A static jit argument is a Python int."),
-        Example(_HEADER + """
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = x_ref[...] * 2.0
-
-
-@jax.jit
-def double(x, num_steps):
-    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          grid=(num_steps,), interpret=True)(x)
-
-
-def main():
-    print(double(jnp.ones((8,), jnp.float32), 2))
-
-
-if __name__ == "__main__":
-    main()
-""", note="interpret=True supports dynamic grids."),
-    ]
-    INVALID = [
-        Example(_HEADER + """
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = x_ref[...] * 2.0
-
-
-@jax.jit
-def double(x, num_steps):
-    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          grid=(num_steps,),  # error
-                          interpret=plgpu.InterpretGPUParams())(x)
-
-
-def main():
-    print(double(jnp.ones((8,), jnp.float32), 2))
-
-
-if __name__ == "__main__":
-    main()
-""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
-            fixes=("Make `num_steps` static: add it to static_argnames of jax.jit",)),
-        Example(_HEADER + """
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = x_ref[...] * 0.5
-
-
-def main():
-    x = jnp.ones((8,), jnp.float32)
-    steps = jnp.int32(x.shape[0] // 4)
-    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                         grid=(steps,),  # error
-                         interpret=plgpu.InterpretGPUParams())(x)
-    print(out)
-
-
-if __name__ == "__main__":
-    main()
-""", raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
-            fixes=("Use the Python int `x.shape[0] // 4` instead of `jnp.int32(x.shape[0] // 4)`",)),
-        Example(_HEADER + """
-
-def kernel(x_ref, o_ref):
-    o_ref[...] = -x_ref[...]
-
-
-def negate(x, n):
-    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          grid=(n,),  # error
-                          interpret=plgpu.InterpretGPUParams())(x)
-
-
-def main():
-    print(jax.jit(negate)(jnp.ones((8,), jnp.float32), 1))
-
-
-if __name__ == "__main__":
-    main()
-""", note="jax.jit applied at the call site traces `n` too.",
-            raises=("NotImplementedError", r"Dynamic grid bounds not \(yet\) supported in GPU interpret mode"),
-            fixes=("Make `n` static: add it to static_argnames of jax.jit",)),
-    ]
 
 
 _SCALAR_CTORS = re.compile(r"^(jax\.numpy|numpy)\.(u?int(8|16|32|64)?|int_|asarray|array)$")

@@ -9,7 +9,7 @@ from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Ext, TupleVal
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import ensure_import, move_to_scratch_fix
-from .base import ApiInContextRule, Example
+from .base import ApiInContextRule
 
 # Scratch types a compiled Mosaic GPU kernel allocates (each checked by lowering for CUDA under
 # jax 0.12): get_global of one of these moves to the launch's scratch list as it is.
@@ -25,12 +25,6 @@ _ITEM_BYTES = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "float32":
                "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3b11fnuz": 1, "float8_e8m0fnu": 1}
 # TPU semaphore types with a GPU counterpart get_global accepts.
 _GPU_SEMAPHORE_FOR = {f"{api.PLTPU}.SemaphoreType.REGULAR": "SemaphoreType.REGULAR"}
-
-_HEADER = """import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-"""
 
 
 def what_is_requested(hit) -> tuple[str, str] | None:
@@ -194,127 +188,3 @@ class GetGlobalOfNonSemaphore(ApiInContextRule):
             # Not preferred: the buffer is no longer shared across blocks and invocations.
             return [replace(fix, edits=fix.edits + ((imp,) if imp is not None else ()), preferred=False)]
         return []
-
-    VALID = [
-        Example(_HEADER + """
-
-def body(o_ref):
-    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
-    pl.semaphore_signal(sem)
-    pl.semaphore_wait(sem)
-    o_ref[...] = jnp.ones_like(o_ref)
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
-    lowered = jax.jit(kernel).trace().lower(lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", note="A GMEM semaphore is what get_global is for.", oracle="lower-cuda"),
-        Example(_HEADER + """
-
-def body(x_ref, o_ref, stash):
-    stash[...] = x_ref[...]
-    o_ref[...] = stash[...] * 2.0
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32),
-                          scratch_types=[plgpu.SMEM((128,), jnp.float32)])
-    lowered = jax.jit(kernel).trace(jax.ShapeDtypeStruct((128,), jnp.float32)).lower(
-        lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", note="An SMEM buffer allocated as kernel scratch instead.", oracle="lower-cuda"),
-    ]
-    INVALID = [
-        Example(_HEADER + """
-
-def body(x_ref, o_ref):
-    stash = pl.get_global(plgpu.SMEM((128,), jnp.float32))  # error
-    stash[...] = x_ref[...]
-    o_ref[...] = stash[...] * 2.0
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
-    lowered = jax.jit(kernel).trace(jax.ShapeDtypeStruct((128,), jnp.float32)).lower(
-        lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", oracle="lower-cuda", raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<smem>"),
-            fixes=("Allocate it as kernel scratch (scratch_types=[plgpu.SMEM((128,), jnp.float32)]); note that "
-                   "scratch lives for one kernel invocation, a global persists across invocations",)),
-        Example(_HEADER + """
-
-def body(o_ref):
-    bar = pl.get_global(plgpu.SemaphoreType.BARRIER)  # error
-    o_ref[...] = jnp.zeros_like(o_ref)
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
-    lowered = jax.jit(kernel).trace().lower(lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", note="A barrier semaphore is not a regular one; unused, it still fails.", oracle="lower-cuda",
-            raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<gmem>\{barrier_semaphore")),
-        Example(_HEADER + """
-
-def body(x_ref, o_ref):
-    stash = pl.get_global(plgpu.GMEM((128,), jnp.float32))  # error
-    stash[...] = x_ref[...]
-    o_ref[...] = stash[...] * 2.0
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
-    lowered = jax.jit(kernel).trace(jax.ShapeDtypeStruct((128,), jnp.float32)).lower(
-        lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", note="A GMEM array: Mosaic GPU cannot allocate one as scratch either (Unsupported memory space: gmem); "
-           "the fix that lowers is an SMEM buffer.", oracle="lower-cuda",
-            raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<gmem>"),
-            fixes=("Allocate it in shared memory as kernel scratch instead (scratch_types=[plgpu.SMEM((128,), "
-                   "jnp.float32)]): Mosaic GPU cannot allocate a GMEM array; SMEM is private to each block and "
-                   "lives for one kernel invocation",)),
-        Example(_HEADER + """from jax.experimental.pallas import tpu as pltpu
-
-
-def body(x_ref, o_ref):
-    sem = pl.get_global(pltpu.SemaphoreType.REGULAR)  # error
-    pl.semaphore_signal(sem)
-    pl.semaphore_wait(sem)
-    o_ref[...] = x_ref[...] * 2.0
-
-
-def main():
-    kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
-    lowered = jax.jit(kernel).trace(jax.ShapeDtypeStruct((128,), jnp.float32)).lower(
-        lowering_platforms=("cuda",))
-    print(len(lowered.as_text()) > 0)
-
-
-if __name__ == "__main__":
-    main()
-""", note="A TPU semaphore type in a Mosaic GPU kernel: the GPU one is what get_global accepts.",
-            oracle="lower-cuda",
-            raises=("NotImplementedError", r"get_global only supports semaphores, got Ref<semaphore_mem>"),
-            fixes=("Use the GPU semaphore type (plgpu.SemaphoreType.REGULAR)",)),
-    ]

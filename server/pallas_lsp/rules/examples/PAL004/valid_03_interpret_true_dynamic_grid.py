@@ -1,0 +1,26 @@
+# pallas-lsp example: valid
+# note: interpret=True supports dynamic grids.
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@jax.jit
+def double(x, num_steps):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid=(num_steps,), interpret=True)(x)
+
+
+def main():
+    print(double(jnp.ones((8,), jnp.float32), 2))
+
+
+if __name__ == "__main__":
+    main()
