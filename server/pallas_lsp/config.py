@@ -4,6 +4,7 @@
     select = ["PAL001", "inline-mgpu-interpret"]   # rule codes or names (default: all)
     ignore = ["PAL004"]
     records = ["errors/extra-records.json"]        # relative to the pyproject.toml
+    backends = ["tpu", "mosaic_gpu"]               # the accelerators this code ships to
 
 A bad value gets a readable problem and the default; it never stops the analysis. An unknown
 rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
@@ -42,6 +43,9 @@ class Config:
     # Record paths as written in ``source`` (relative to its folder): untrusted until
     # :func:`confine_records` has checked them; never read directly.
     project_records: tuple[str, ...] = ()
+    # The backends compiled launches whose backend the code does not say run on
+    # ("tpu", "triton", "mosaic_gpu"; None: not set).
+    backends: tuple[str, ...] | None = None
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -52,6 +56,7 @@ class Config:
             source=self.source or other.source,
             problems=other.problems + self.problems,
             project_records=self.project_records,
+            backends=self.backends if self.backends is not None else other.backends,
         )
 
 
@@ -71,7 +76,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     problems: list[str] = []
     if not isinstance(table, dict):
         return Config(source=where, problems=(f"{where}: [tool.{SECTION}] must be a table",))
-    select = ignore = records = None
+    select = ignore = records = backends = None
     for key, value in table.items():
         if key == "select":
             select = _string_list(value, key, where, problems)
@@ -79,8 +84,11 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
             ignore = _string_list(value, key, where, problems)
         elif key == "records":
             records = _string_list(value, key, where, problems)
+        elif key == "backends":
+            backends = known_backends_only(_string_list(value, key, where, problems), f"{where}: `backends`",
+                                           problems)
         else:
-            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records)")
+            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records, backends)")
     if select:
         select = known_rules_only(select, f"{where}: `select`", problems)
         if not select:  # an empty select would run no rule at all
@@ -88,7 +96,21 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
             select = None
     if ignore is not None:
         ignore = known_rules_only(ignore, f"{where}: `ignore`", problems, prefixes=False)
-    return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()))
+    return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
+                  backends=backends)
+
+
+BACKENDS = ("tpu", "triton", "mosaic_gpu")
+
+
+def known_backends_only(values: tuple[str, ...] | None, what: str, problems: list[str]) -> tuple[str, ...] | None:
+    """``values`` without unknown backend names, each reported as a problem of ``what``."""
+    if values is None:
+        return None
+    for v in values:
+        if v not in BACKENDS:
+            problems.append(f"{what}: unknown backend `{v}` (known: {', '.join(BACKENDS)}); ignored")
+    return tuple(v for v in values if v in BACKENDS)
 
 
 def rule_keys(records=None) -> tuple[set[str], set[str]]:

@@ -63,3 +63,30 @@ def test_backend_of_a_compiled_launch(body, want):
 def test_interpret_is_not_a_backend():
     got = contexts("def f(x):\n    return pl.pallas_call(kernel, out_shape=OUT, backend='triton', interpret=True)(x)\n")
     assert got == [(Mode.INTERPRET, None, None)]
+
+
+def test_the_backends_setting_stands_for_a_backend_the_code_does_not_say():
+    from pallas_lsp.rules import default_engine
+
+    text = HEADER + "def f(x):\n    return pl.pallas_call(kernel, out_shape=OUT)(x)\n"
+    engine = default_engine()
+    (launch,) = engine.analyse(text, "/tmp/b.py", backends=["triton", "tpu", "nonsense"]).launches
+    assert [(c.mode, c.configured) for c in launch.contexts] == [(Mode.TPU, True), (Mode.TRITON, True)]
+    from pallas_lsp.analysis.engine import describe_context
+
+    assert describe_context(launch.contexts[0]).startswith("compiled for Mosaic TPU (the `backends` setting;")
+    # What the code says wins over the setting.
+    said = HEADER + "def f(x):\n    return pl.pallas_call(kernel, out_shape=OUT, backend='triton')(x)\n"
+    (launch,) = engine.analyse(said, "/tmp/c.py", backends=["tpu"]).launches
+    assert [(c.mode, c.configured) for c in launch.contexts] == [(Mode.TRITON, False)]
+
+
+def test_backends_in_pyproject_and_settings_are_checked(tmp_path):
+    from pallas_lsp.config import config_from_table
+    from pallas_lsp.lsp.settings import parse_settings
+
+    cfg = config_from_table({"backends": ["tpu", "cuda"]}, tmp_path, "pyproject.toml")
+    assert cfg.backends == ("tpu",)
+    assert any("unknown backend `cuda`" in p for p in cfg.problems)
+    settings, problems = parse_settings({"backends": ["mosaic_gpu", "gpu"]})
+    assert settings.backends == ("mosaic_gpu",) and any("unknown backend `gpu`" in p for p in problems)

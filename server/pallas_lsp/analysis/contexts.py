@@ -72,6 +72,8 @@ class Context:
     lowered_for: str | None = None
     # Mosaic GPU's lowering semantics ("warpgroup", the default, or "lane"); None elsewhere.
     lowering_semantics: str | None = None
+    # The backend comes from the ``backends`` setting, not from the code.
+    configured: bool = False
     caller: str = ""  # "`test_mha` (tests/test_attention.py:40)" when a caller decides the mode
     # Where the interpret params are built (the InterpretGPUParams(...) call, or the force_
     # call that creates default ones), for fixes that edit them.

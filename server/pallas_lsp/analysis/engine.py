@@ -152,6 +152,10 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
             text += ", which interprets on CPU hosts"
     elif ctx.cuda_lowering:
         text = f"compiled for CUDA ({how}{where})"
+    elif ctx.configured:
+        text = f"compiled for {BACKEND_WORDS.get(ctx.mode, ctx.mode.value)} (the `backends` setting; {how}{where})"
+    elif ctx.lowered_for == "tpu":
+        text = f"compiled for TPU ({how}{where})"
     elif how.endswith(" (default)"):
         text = f"compiled (the default `{how[:-len(' (default)')]}`{', ' + where.strip()[1:-1] if where else ''})"
     else:
@@ -176,27 +180,30 @@ class Engine:
             self._memos.pop(path, None)
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
-                ignore: Iterable[str] = ()) -> AnalysisResult:
-        """One module on its own."""
+                ignore: Iterable[str] = (), backends: Iterable[str] = ()) -> AnalysisResult:
+        """One module on its own. ``backends``: the accelerators the code ships to (the
+        ``backends`` setting), for compiled launches whose backend the code does not say."""
         rules = self._active(select, ignore)
+        ship = normalise_backends(backends)
         if not (self.incremental and path):
-            return self._analyse(text, path, rules, None)
+            return self._analyse(text, path, rules, None, ship)
         with self._memo_lock:
             memo = self._memos.pop(path, None) or ModuleMemo((), [], None)
             self._memos[path] = memo
             while len(self._memos) > _MEMO_LIMIT:
                 self._memos.popitem(last=False)
-            return self._analyse(text, path, rules, memo)
+            return self._analyse(text, path, rules, memo, ship)
 
-    def _analyse(self, text: str, path: str | None, rules: RuleSet, memo: ModuleMemo | None) -> AnalysisResult:
+    def _analyse(self, text: str, path: str | None, rules: RuleSet, memo: ModuleMemo | None,
+                 backends: tuple[str, ...] = ()) -> AnalysisResult:
         index = ModuleIndex(text, path)
         ev = Evaluator(index)
-        launches, candidates = self._collect(index, ev, rules, memo)
+        launches, candidates = self._collect(index, ev, rules, memo, backends)
         findings = self._finish(self._merge(candidates, index), index)
         return AnalysisResult(path, findings, launches, index)
 
     def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
-                   ignore: Iterable[str] = ()) -> AnalysisResult:
+                   ignore: Iterable[str] = (), backends: Iterable[str] = ()) -> AnalysisResult:
         """A module as part of the workspace: launches in the modules that import it and in the
         modules it imports are followed too, so a helper open alone shows what reaches it, and a
         test that launches an imported kernel shows where that kernel fails."""
@@ -214,7 +221,8 @@ class Engine:
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)
-        rules_key = rules.key
+        ship = normalise_backends(backends)
+        rules_key = rules.key + ship
         for unit in units:
             ugot = program.load(unit)
             if ugot is None:
@@ -224,7 +232,7 @@ class Engine:
             cached = program.unit_cache.get(key)
             if cached is None or cached[0] is not uindex:
                 with program.track() as deps:
-                    collected = self._collect(uindex, uev, rules)
+                    collected = self._collect(uindex, uev, rules, None, ship)
                 cached = (uindex, collected, deps)
                 program.unit_cache[key] = cached
             else:
@@ -255,11 +263,12 @@ class Engine:
         findings.sort(key=Finding.sort_key)
         return findings
 
-    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: RuleSet, memo: ModuleMemo | None = None):
+    def _collect(self, index: ModuleIndex, ev: Evaluator, rules: RuleSet, memo: ModuleMemo | None = None,
+                 backends: tuple[str, ...] = ()):
         """Launches, their contexts and reach, and the rules' candidates. With ``memo`` (the
         previous analysis of the same document), launches whose inputs did not change are
         reused instead of recomputed (see incremental.py)."""
-        rules_key = rules.key
+        rules_key = rules.key + backends
         ev.tracking = memo is not None
         change = None
         if memo is not None and memo.parses:
@@ -309,7 +318,7 @@ class Engine:
             if launch is None or id(e) not in live:
                 continue
             self._recording(ev, index, e.deps if keep else None)
-            launch.contexts = resolver.resolve(launch, lowered.get(id(launch)))
+            launch.contexts = with_backends(resolver.resolve(launch, lowered.get(id(launch))), backends)
             e.reached = reach(ev, launch.kernels) if launch.kernels else []
         # 3. The rules, over the launches found now, in the order of the text.
         def line_now(e: Entry) -> tuple[int, int]:
@@ -493,6 +502,32 @@ class Engine:
                 continue
             kept.append(f)
         return kept + extra
+
+
+BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
+BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
+
+
+def normalise_backends(backends: Iterable[str]) -> tuple[str, ...]:
+    """The known backend names of a ``backends`` setting, sorted and deduplicated."""
+    return tuple(sorted({b for b in backends if b in BACKEND_MODES}))
+
+
+def with_backends(contexts: list[Context], backends: tuple[str, ...]) -> list[Context]:
+    """A compiled context whose backend the code does not say, as one context per backend the
+    code ships to (the ``backends`` setting); the others as they are."""
+    if not backends:
+        return contexts
+    out: list[Context] = []
+    for c in contexts:
+        if c.mode != Mode.COMPILED:
+            out.append(c)
+            continue
+        for b in backends:
+            mode = BACKEND_MODES[b]
+            out.append(replace(c, mode=mode, configured=True,
+                               lowering_semantics="warpgroup" if mode == Mode.MOSAIC_GPU else None))
+    return out
 
 
 def _rel(path: str | None, base: str | None) -> str:

@@ -326,7 +326,7 @@ class PallasServer(LanguageServer):
     def config_for(self, unit: str) -> Config:
         path = uri_to_path(unit)
         base = Config(select=self.settings.select, ignore=self.settings.ignore,
-                      records=tuple(self.settings.records))
+                      records=tuple(self.settings.records), backends=self.settings.backends)
         if path is None:
             return base
         try:
@@ -453,7 +453,8 @@ class PallasServer(LanguageServer):
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
             with collector_paused(cold=prev is None):
-                result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+                result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
+                                        backends=cfg.backends or ())
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
@@ -498,7 +499,8 @@ class PallasServer(LanguageServer):
             if stale.is_set():
                 return None  # superseded while queued
             program.reset_accessed()
-            result = engine.analyse_in(program, path, select=cfg.select, ignore=cfg.ignore)
+            result = engine.analyse_in(program, path, select=cfg.select, ignore=cfg.ignore,
+                                       backends=cfg.backends or ())
             deps = program.reset_accessed()
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)

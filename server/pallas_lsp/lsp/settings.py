@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..config import known_rules_only
+from ..config import known_backends_only, known_rules_only
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
@@ -31,6 +31,7 @@ class Settings:
     cross_module: bool = True
     python_environment: str | None = None
     max_file_bytes: int = 5_000_000  # larger documents are not analysed (memory and latency stay bounded)
+    backends: tuple[str, ...] | None = None  # the accelerators the code ships to (None: not set)
 
 
 _DEFAULTS = Settings()
@@ -40,7 +41,7 @@ _KEYS = {
     "debounce_ms": "debounce_ms", "codeLens": "code_lens", "fixActions": "fix_actions",
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
     "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None, "interpreter": None,
-    "importStrategy": None, "trace": None,
+    "importStrategy": None, "trace": None, "backends": "backends",
 }
 
 
@@ -79,7 +80,7 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
         if value is None:  # null: back to the default
             updates[field_name] = getattr(_DEFAULTS, field_name)
             continue
-        if field_name in ("select", "ignore", "records"):
+        if field_name in ("select", "ignore", "records", "backends"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -93,6 +94,8 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
                                     "(all rules)")
             elif field_name == "ignore":
                 value = known_rules_only(value, f"pallas-lsp setting `{key}`", problems, prefixes=False)
+            elif field_name == "backends":
+                value = known_backends_only(value, f"pallas-lsp setting `{key}`", problems)
             updates[field_name] = value
         elif field_name == "max_file_bytes":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
