@@ -429,7 +429,7 @@ class Engine:
                                       c.context.mode_line or 0))
             first = group[0]
             rule = first.rule
-            certain = any(c.context.certain for c in group)
+            certain = any(c.context.certain and not c.report.warning for c in group)
             kernel = first.kernel_name
             where = ""
             if first.launch_path and first.launch_path != first.path:

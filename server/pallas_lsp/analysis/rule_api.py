@@ -139,7 +139,9 @@ class Report:
     one construct is reported by several launches (default: the underlined node);
     ``fixable`` says whether ``Rule.fixes`` may offer something (built on request);
     ``record`` is the slug of the record of the error JAX raises here, when one construct
-    raises different errors in different contexts (default: the rule's record)."""
+    raises different errors in different contexts (default: the rule's record); ``warning``:
+    the error depends on something the code does not say (such as the backend), so the
+    finding is a warning however certain the context is."""
 
     error: str  # "ErrorClass: message" as JAX raises it here
     headline: str
@@ -148,6 +150,7 @@ class Report:
     related: tuple[Related, ...] = ()
     fixable: bool = True
     record: str | None = None
+    warning: bool = False
 
 
 class Rule:
