@@ -84,9 +84,183 @@ class Checker:
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
         return result.findings
 
+    overlay: TextOverlay = field(default_factory=lambda: TextOverlay())
+
+    def workspace(self, root) -> object:
+        """The workspace program over ``root``, reading modules through this checker's overlay."""
+        from .analysis.program import Program
+
+        self.program = Program(root, read=self.overlay)
+        return self.program
+
+    def set_text(self, path: Path | str, text: str) -> None:
+        """``path`` reads ``text`` from now on (a fix not written yet)."""
+        key = os.path.abspath(path)
+        self.overlay.texts[key] = text
+        if self.program is not None:
+            self.program.forget(key)  # type: ignore[attr-defined]
+
+    def fix_file(self, path: Path, *, unsafe: bool = False, findings: list[Finding] | None = None) -> "FixResult":
+        """Apply the fixes of the file's findings (``findings``: those already found in its text
+        on disk), in passes, until none applies; the file is not written."""
+        return _fix_file(self, path, unsafe=unsafe, findings=findings)
+
     def check_file(self, path: Path) -> list[Finding]:
         try:
             text = read_source(path, self.max_file_bytes)
         except (FileReadError, SourceDecodeError) as exc:
             return [unread_finding(path, exc)]
         return self.check_text(text, str(path), self.config_for(path))
+
+
+# --- check --fix -----------------------------------------------------------------------------------
+MAX_FIX_PASSES = 4  # fixing may uncover or build new fixes; a few passes, as ruff does
+
+
+@dataclass
+class FixResult:
+    """One file after ``check --fix``: its text before and after, the fixes applied and what the
+    analysis still finds in the fixed text."""
+
+    path: str
+    original: str | None  # None: the file was not read
+    fixed: str | None
+    applied: int
+    findings: list[Finding]
+
+    @property
+    def changed(self) -> bool:
+        return self.original is not None and self.fixed is not None and self.fixed != self.original
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return not ((a.end_line, a.end_col) <= (b.line, b.col) or (b.end_line, b.end_col) <= (a.line, a.col))
+
+
+def fix_candidates(finding: Finding, *, unsafe: bool) -> list:
+    """The fixes ``check --fix`` may apply for a finding, in the order it tries them: its safe
+    fixes, then (``--unsafe-fixes``) the others, preferred ones first."""
+    fixes = [fx for fx in finding.fixes if fx.kind == "quickfix"]
+    out = [fx for fx in fixes if fx.safe]
+    if unsafe:
+        out += sorted((fx for fx in fixes if not fx.safe), key=lambda fx: not fx.preferred)
+    return out
+
+
+def choose_fixes(findings: Sequence[Finding], path: str | None, *, unsafe: bool) -> list:
+    """One fix per finding (the first candidate whose edits do not overlap those of a fix
+    already chosen; an edit identical to a chosen one, such as the same import, is shared)."""
+    chosen: list = []
+    taken: list = []
+    here = os.path.abspath(path) if path else None
+    for f in sorted(findings, key=Finding.sort_key):
+        if f.path is not None and here is not None and os.path.abspath(f.path) != here:
+            continue  # (its edits are positions in another file)
+        for fx in fix_candidates(f, unsafe=unsafe):
+            if not fx.edits:
+                continue
+            new = [e for e in fx.edits if e not in taken]
+            if any(_overlaps(e.span, t.span) for e in new for t in taken):
+                continue
+            chosen.append(fx)
+            taken.extend(new)
+            break
+    return chosen
+
+
+def apply_fixes(text: str, fixes: Sequence) -> tuple[str, int]:
+    """``text`` with ``fixes`` applied (edits shared by several fixes applied once) and how many
+    were applied. The result always parses: when all of them together would not, they are
+    taken one by one and each kept only if the text still parses with it."""
+    from .analysis.cst_edits import parses
+    from .analysis.edits import apply_edits
+
+    def edited(subset: Sequence) -> str | None:
+        edits = list(dict.fromkeys(e for fx in subset for e in fx.edits))
+        try:
+            out = apply_edits(text, edits)
+        except ValueError:  # overlapping edits
+            return None
+        return out if parses(out) else None
+
+    if not fixes:
+        return text, 0
+    together = edited(fixes)
+    if together is not None:
+        return together, len(fixes)
+    kept: list = []
+    for fx in fixes:
+        if edited([*kept, fx]) is not None:
+            kept.append(fx)
+    return (edited(kept) or text, len(kept)) if kept else (text, 0)
+
+
+class TextOverlay:
+    """The texts ``check --fix`` has changed but not written yet, over the files on disk: the
+    workspace program reads modules through it, so a pass sees the previous pass's fixes."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str | None:
+        from .analysis.program import read_file
+
+        got = self.texts.get(os.path.abspath(path))
+        return got if got is not None else read_file(path)
+
+
+def _fix_file(checker: "Checker", path: Path, *, unsafe: bool, findings: list[Finding] | None) -> FixResult:
+    try:
+        text = read_source(path, checker.max_file_bytes)
+    except (FileReadError, SourceDecodeError) as exc:
+        return FixResult(str(path), None, None, 0, [unread_finding(path, exc)])
+    cfg = checker.config_for(path)
+    original = text
+    if findings is None:
+        findings = checker.check_text(text, str(path), cfg)
+    applied, seen = 0, {text}
+    for _ in range(MAX_FIX_PASSES):
+        new, n = apply_fixes(text, choose_fixes(findings, str(path), unsafe=unsafe))
+        if n == 0 or new in seen:
+            break
+        text, applied = new, applied + n
+        seen.add(text)
+        checker.set_text(path, text)
+        findings = checker.check_text(text, str(path), cfg)
+    return FixResult(str(path), original, text, applied, findings)
+
+
+def write_fixed(result: FixResult) -> str | None:
+    """Write a fixed file in the encoding it was read in (its line breaks are in the text);
+    None when written, else why not. Never a text that does not parse."""
+    from .analysis.cst_edits import parses
+
+    if not result.changed:
+        return None
+    assert result.fixed is not None
+    if not parses(result.fixed):
+        return "the fixed text would not parse"
+    import tokenize
+
+    path = Path(result.path)
+    try:
+        with open(path, "rb") as fh:
+            encoding, _ = tokenize.detect_encoding(fh.readline)
+        data = result.fixed.encode(encoding)
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except (OSError, SyntaxError, UnicodeError, LookupError) as exc:
+        return f"cannot write it: {exc}"
+    return None
+
+
+def unified_diff(result: FixResult) -> str:
+    import difflib
+
+    if not result.changed:
+        return ""
+    assert result.original is not None and result.fixed is not None
+    lines = difflib.unified_diff(result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True),
+                                 fromfile=result.path, tofile=result.path)
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+                   for line in lines)

@@ -64,7 +64,6 @@ def _store(extra: Sequence[str], problems_out) -> "RecordStore":
 def cmd_check(args: argparse.Namespace) -> int:
     from .checker import Checker, discover
     from .config import Config
-    from .output import to_github, to_json, to_sarif, to_text
     from .rules import default_engine
     from .rules.data import detection_key
 
@@ -86,10 +85,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     checker = Checker(default_engine(records=store.records), base, use_file_config=not args.no_config)
     rules_from = detection_key(store.records)
     files = list(discover(args.paths))
+    fixing = bool(args.fix or args.diff)
+    unsafe = bool(args.unsafe_fixes)
     if not args.single_file:
-        from .analysis.program import Program, common_root
+        from .analysis.program import common_root
 
-        checker.program = Program(common_root(args.paths))
+        checker.workspace(common_root(args.paths))  # (reads through the overlay of fixed texts)
+    fixed: dict[str, object] = {}  # path -> checker.FixResult
     seen_cfg_problems: set[str] = set()
     loaded_records: set[str] = set()  # each records file once, however many files share it
     results = []
@@ -102,7 +104,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         from .parallel import check_parallel
 
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
-        results = check_parallel(files, base, not args.no_config, args.jobs, root)
+        results = check_parallel(files, base, not args.no_config, args.jobs, root, with_fixes=fixing)
+        if fixing:  # the workers built the first pass's fixes; later passes run here
+            for i, (p, fs) in enumerate(results):
+                if any(f.fixes for f in fs):
+                    fixed[p] = res = checker.fix_file(Path(p), unsafe=unsafe, findings=fs)
+                    results[i] = (p, res.findings)
     else:
         for path in files:
             cfg = checker.config_for(path)
@@ -123,20 +130,58 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if detection_key(store.records) != rules_from:  # the project's records declare rules
                     rules_from = detection_key(store.records)
                     checker.engine = default_engine(records=store.records)
-            results.append((str(path), checker.check_file(path)))
+            if fixing:
+                res = checker.fix_file(path, unsafe=unsafe)
+                fixed[str(path)] = res
+                results.append((str(path), res.findings))
+            else:
+                results.append((str(path), checker.check_file(path)))
+    urls = {r.slug: r.github_url for r in store.records}
+    if fixing:
+        return _report_fixes(args, results, fixed, list(checker.engine.rules), urls)
+    _print_findings(args, results, list(checker.engine.rules), urls)
+    return 1 if any(fs for _, fs in results) else 0
+
+
+def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict) -> int:
+    """``--fix``: write the fixed files, show what is left and ``Fixed N problems (M remaining)``;
+    ``--diff``: print the changes as a unified diff instead (exit 1 when there are any)."""
+    from .checker import unified_diff, write_fixed
+
+    applied = sum(r.applied for r in fixed.values())
+    remaining = sum(len(fs) for _, fs in results)
+    changed = [r for r in fixed.values() if r.changed]
+    if args.diff:
+        out = "".join(unified_diff(r) for r in changed)
+        if out:
+            sys.stdout.write(out)
+        print(f"Would fix {applied} problem{'s' if applied != 1 else ''} ({remaining} remaining)"
+              if applied else "No fixes available", file=sys.stderr)
+        return 1 if changed else 0
+    for r in changed:
+        why = write_fixed(r)
+        if why is not None:  # (the findings shown are those of the fixed text: say it is not on disk)
+            _warn(f"{r.path}: not written: {why}")
+            applied -= r.applied
+    _print_findings(args, results, rules, urls)
+    print(f"Fixed {applied} problem{'s' if applied != 1 else ''} ({remaining} remaining)", file=sys.stderr)
+    return 1 if remaining else 0
+
+
+def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None) -> None:
+    from .output import to_github, to_json, to_sarif, to_text
+
     fmt = args.output_format
     if fmt == "json":
         out = to_json(results)
     elif fmt == "sarif":
-        urls = {r.slug: r.github_url for r in store.records}
-        out = to_sarif(results, list(checker.engine.rules), urls)
+        out = to_sarif(results, list(rules or ()), urls or {})
     elif fmt == "github":
         out = to_github(results)
     else:
         out = to_text(results)
     if out:
         print(out)
-    return 1 if any(fs for _, fs in results) else 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -210,6 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for many files")
     c.add_argument("--single-file", action="store_true",
                    help="analyse each file on its own (do not follow imports across the checked tree)")
+    c.add_argument("--fix", action="store_true",
+                   help="apply the safe fixes (the program keeps running in the mode it is launched in) "
+                        "and write the files; report what is left")
+    c.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff, also apply the fixes that change what runs (such as running compiled)")
+    c.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff instead of writing them (exit 1 when there are any)")
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a JAX error message or traceback ('-' reads stdin)")

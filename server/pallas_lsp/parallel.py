@@ -15,10 +15,11 @@ from .analysis.findings import Finding
 from .config import Config
 
 _WORKER = None
+_WITH_FIXES = False  # (set per worker process by _init: ``check --fix`` wants the fixes built)
 
 
-def _init(base: Config, use_file_config: bool, root: str | None) -> None:
-    global _WORKER
+def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: bool = False) -> None:
+    global _WORKER, _WITH_FIXES
     from .checker import Checker
     from .rules import default_engine
 
@@ -27,10 +28,8 @@ def _init(base: Config, use_file_config: bool, root: str | None) -> None:
     tune_gc(batch=True)
     checker = Checker(default_engine(records=_records_of(base)), base, use_file_config=use_file_config)
     if root is not None:
-        from .analysis.program import Program
-
-        checker.program = Program(root)
-    _WORKER = checker
+        checker.workspace(root)
+    _WORKER, _WITH_FIXES = checker, with_fixes
 
 
 def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
@@ -39,20 +38,22 @@ def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
     for p in paths:
         findings = _WORKER.check_file(Path(p))
         # Contexts hold references into syntax trees: keep findings plain for pickling.
-        # (Fixes hold the analysis: only their built form crosses; `check` shows none.)
-        out.append((p, [replace(f.detached(with_fixes=False), contexts=(), extra={}) for f in findings]))
+        # (Fix builders hold the analysis: only built fixes cross, and only for `check --fix`.)
+        out.append((p, [replace(f.detached(with_fixes=_WITH_FIXES), contexts=(), extra={}) for f in findings]))
     return out
 
 
 def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
-                   root: str | None = None) -> list[tuple[str, list[Finding]]]:
+                   root: str | None = None, *, with_fixes: bool = False) -> list[tuple[str, list[Finding]]]:
+    """Findings per file, checked by ``jobs`` processes; ``with_fixes``: each finding's fixes
+    built in the worker (they cross as :class:`Prebuilt`)."""
     jobs = max(1, min(jobs, os.cpu_count() or 1, len(files)))
     # Contiguous chunks keep a package's modules in one worker (its program caches them).
     n = max(1, (len(files) + jobs * 4 - 1) // (jobs * 4))
     chunks = [[str(f) for f in files[i:i + n]] for i in range(0, len(files), n)]
     results: list[tuple[str, list[Finding]]] = []
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init,
-                             initargs=(base, use_file_config, root)) as pool:
+                             initargs=(base, use_file_config, root, with_fixes)) as pool:
         for part in pool.map(_check, chunks):
             results.extend(part)
     return results

@@ -6,8 +6,9 @@ Every fix a rule offers is checked against real JAX by the oracle suite
 from __future__ import annotations
 
 import ast
+import re
 
-from . import api
+from . import api, cst_edits
 from .findings import Finding, Fix, TextEdit
 from .module import ModuleIndex, Span
 from .scopes import Scope
@@ -20,8 +21,51 @@ def _args_in_order(call: ast.Call) -> list[ast.AST]:
     return sorted(items, key=lambda a: (a.lineno, a.col_offset))
 
 
+def _owner(index: ModuleIndex, scope: Scope | None) -> ModuleIndex:
+    """The index of the module whose text holds ``scope`` (its positions are in that text)."""
+    return index.index_of(scope) if scope is not None else index
+
+
+def _checked(owner: ModuleIndex, edit: TextEdit) -> TextEdit:
+    """``edit`` when the text still parses with it (a fix that would not parse is never offered)."""
+    if not cst_edits.edits_parse(owner.text, owner.blocks, (edit,)):
+        raise cst_edits.EditFailed("the edited code would not parse")
+    return edit
+
+
 def add_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str, value: str) -> TextEdit:
-    """Add ``name=value`` to a call, or replace the value when the keyword is there."""
+    """Add ``name=value`` to a call, or replace the value when the keyword is there (built with
+    libcst on the call's block: comments, trailing commas and line breaks kept). Raises
+    :class:`cst_edits.EditFailed` when the result would not parse."""
+    owner = _owner(index, scope)
+    span = index.span(call, scope)
+    try:
+        edit = cst_edits.set_keyword(owner.text, owner.blocks, span, name, value)
+    except cst_edits.EditFailed:
+        if not cst_edits.parses(f"({value})"):
+            raise
+        return _checked(owner, _column_add_kwarg(index, call, scope, name, value))
+    if edit is None:  # (it already reads so: the value "replaced" by itself)
+        kw = next(k for k in call.keywords if k.arg == name)
+        return TextEdit(index.span(kw.value, scope), value)
+    return edit
+
+
+def remove_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str) -> TextEdit | None:
+    """Remove the keyword ``name`` and its comma from a call (libcst, as ``add_kwarg``); None when
+    the call has no such keyword."""
+    if not any(k.arg == name for k in call.keywords):
+        return None
+    owner = _owner(index, scope)
+    try:
+        return cst_edits.remove_keyword(owner.text, owner.blocks, index.span(call, scope), name)
+    except cst_edits.EditFailed:
+        edit = _column_remove_kwarg(index, call, scope, name)
+        return _checked(owner, edit) if edit is not None else None
+
+
+def _column_add_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str, value: str) -> TextEdit:
+    """``add_kwarg`` from ast columns alone, for a block libcst cannot read."""
     for k in call.keywords:
         if k.arg == name:
             return TextEdit(index.span(k.value, scope), value)
@@ -33,7 +77,8 @@ def add_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str, value
     return TextEdit(Span(end.end_line, end.end_col - 1, end.end_line, end.end_col - 1), f"{name}={value}")
 
 
-def remove_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str) -> TextEdit | None:
+def _column_remove_kwarg(index: ModuleIndex, call: ast.Call, scope: Scope, name: str) -> TextEdit | None:
+    """``remove_kwarg`` from ast columns alone, for a block libcst cannot read."""
     args = _args_in_order(call)
     for i, a in enumerate(args):
         if not isinstance(a, ast.keyword) or a.arg != name:
@@ -67,12 +112,68 @@ def local_name_for(index: ModuleIndex, qualified: str) -> str | None:
     return best[1] if best else None
 
 
+def _module_imported_as(index: ModuleIndex, module: str) -> str | None:
+    """The name the module itself is imported under (``plgpu``, or the dotted path of a plain
+    ``import jax.experimental.pallas.mosaic_gpu``); None when only a parent package is imported:
+    ``pl.mosaic_gpu`` is not an attribute of ``jax.experimental.pallas`` until someone imports it."""
+    for name, bs in index.scope.bindings.items():
+        for b in bs:
+            if b.kind != "import":
+                continue
+            if api.canonical(b.qualified) == module:
+                return name
+            if isinstance(b.stmt, ast.Import) and any(
+                    a.asname is None and api.canonical(a.name) == module for a in b.stmt.names):
+                return module
+    return None
+
+
+# The names Pallas code conventionally gives its modules (the documentation's own).
+CONVENTIONAL_ALIASES = {
+    api.PL: "pl",
+    api.PLGPU: "plgpu",
+    api.PLTPU: "pltpu",
+    "jax.numpy": "jnp",
+}
+
+
+def _uses_from_imports(index: ModuleIndex) -> bool:
+    """Whether the module imports jax's modules ``from jax.x import y`` style (else ``import jax.x.y``)."""
+    styles = set()
+    for bs in index.scope.bindings.values():
+        for b in bs:
+            if b.kind == "import" and b.qualified.startswith("jax.") and b.stmt is not None:
+                styles.add(isinstance(b.stmt, ast.ImportFrom))
+    return styles == {True}
+
+
 def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None]:
-    """The local name of ``module`` and, when it is not imported, an edit adding
-    ``import module`` before the first top-level import."""
-    name = local_name_for(index, module)
+    """The local name of ``module`` and, when it is not imported, an edit importing it the way
+    the module imports jax's modules (``from jax.experimental.pallas import mosaic_gpu as plgpu``
+    beside ``from jax.experimental import pallas as pl``; ``import ... as plgpu`` beside plain
+    imports), placed by libcst's ``AddImportsVisitor``. The conventional alias is used only
+    when the module does not use that name already."""
+    name = _module_imported_as(index, module)
     if name is not None:
         return name, None
+    alias = CONVENTIONAL_ALIASES.get(module)
+    if alias is not None and re.search(rf"\b{re.escape(alias)}\b", index.text):
+        alias = None  # the name is taken (or at least written): the full module name is safe
+    parent, _, leaf = module.rpartition(".")
+    if alias is not None and parent and _uses_from_imports(index):
+        plan = (parent, leaf, alias if alias != leaf else None)
+        local = alias
+    else:
+        plan = (module, None, alias)
+        local = alias or module
+    try:
+        edit = cst_edits.add_import(index.text, *plan)
+    except cst_edits.EditFailed:  # (a module libcst cannot read: before the first import)
+        return module, _column_import(index, module)
+    return local, edit
+
+
+def _column_import(index: ModuleIndex, module: str) -> TextEdit:
     line = 1
     for block, bp in index.parses:
         first = block.text.lstrip()
@@ -80,9 +181,7 @@ def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None
                 and not first.startswith("from __future__"):
             line = block.start_line
             break
-    else:
-        line = 1
-    return module, TextEdit(Span(line, 0, line, 0), f"import {module}\n")
+    return TextEdit(Span(line, 0, line, 0), f"import {module}\n")
 
 
 def suppression_fix(text_line: str, line: int, finding: Finding) -> Fix:
@@ -145,16 +244,12 @@ def _single_target_assignment(hit) -> str | None:
     return hit.call.targets[0]
 
 
-def _statement_lines(index: ModuleIndex, hit) -> Span | None:
-    """The whole lines of the simple statement ``name = pl.get_global(...)`` (alone on its lines)."""
+def _binding_statement(hit):
+    """The statement ``name = pl.get_global(...)`` that binds the hit's call."""
     scope = hit.call.scope
     for b in scope.bindings.get(hit.call.targets[0], []):
         if b.node is hit.call.node and b.stmt is not None:
-            stmt = index.span(b.stmt, scope)
-            line_text = index.line_text(stmt.line)
-            if line_text[:stmt.col].strip() or line_text[stmt.end_col:].strip().split("#")[0].strip():
-                return None  # shares its line with other code
-            return Span(stmt.line, 0, stmt.end_line + 1, 0)
+            return b.stmt
     return None
 
 
@@ -162,7 +257,9 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
     """Turn ``name = pl.get_global(WHAT)`` in a kernel into kernel scratch: ``WHAT`` goes into the
     launch's scratch list and ``name`` becomes a new last parameter of the kernel. Only where
     that is unambiguous: the call is in the kernel itself, the kernel has this single launch and
-    plain positional parameters, and the launch's scratch list (if any) is a literal list."""
+    plain positional parameters, and the launch's scratch list (if any) is a literal list.
+    The three edits are built with libcst (the statement's comments above it stay, the def's and
+    the list's layout is kept); none is offered unless the edited text parses."""
     ev, launch = hit.ev, hit.launch
     index = ev.index
     name = _single_target_assignment(hit)
@@ -173,7 +270,13 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
     fdef = kernel.function_def
     if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options or len(fdef.body) < 2:
         return None
+    from .contexts import Mode
     from .evaluate import FuncVal
+
+    if launch.api.name == api.PL_KERNEL and hit.context.mode == Mode.MOSAIC_GPU:
+        # Mosaic GPU lowers pl.kernel as an mpmd_map, which takes no scratch operands
+        # ("Scratch operands are not supported by the Mosaic GPU mpmd_map lowering"; plgpu.kernel does).
+        return None
 
     if not isinstance(launch.kernel_value, FuncVal):
         return None  # partials and wrappers shift parameters: leave to the author
@@ -187,25 +290,25 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
     if what_node is None:
         return None
     what = what if what is not None else index.code_of(what_node, hit.call.scope)  # (or a replacement)
-    stmt = _statement_lines(index, hit)
-    if stmt is None:
-        return None
+    stmt = _binding_statement(hit)
+    owner = _owner(index, hit.call.scope)
+    if stmt is None or _owner(index, kernel) is not owner or _owner(index, launch.site.scope) is not owner:
+        return None  # (the edits of one fix land in one file)
     key = launch.api.scratch_keyword
-    edits = [TextEdit(stmt, "")]
-    last = index.span(params[-1], kernel)
-    edits.append(TextEdit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {name}"))
-    existing = launch.options.get(key)
-    if existing is not None:
-        node, scope, _ = existing
-        if not isinstance(node, (ast.List, ast.Tuple)):
-            return None
-        if node.elts:
-            lastel = index.span(node.elts[-1], scope)
-            edits.append(TextEdit(Span(lastel.end_line, lastel.end_col, lastel.end_line, lastel.end_col),
-                                  f", {what}"))
+    text, blocks = owner.text, owner.blocks
+    try:
+        edits = [cst_edits.delete_statement(text, blocks, index.span(stmt, hit.call.scope)),
+                 cst_edits.append_parameter(text, blocks, index.span(fdef, kernel), name)]
+        existing = launch.options.get(key)
+        if existing is not None:
+            node, scope, _ = existing
+            if not isinstance(node, (ast.List, ast.Tuple)) or _owner(index, scope) is not owner:
+                return None
+            edits.append(cst_edits.append_element(text, blocks, index.span(node, scope), what))
         else:
-            sp = index.span(node, scope)
-            edits.append(TextEdit(sp, f"[{what}]"))
-    else:
-        edits.append(add_kwarg(index, launch.site.node, launch.site.scope, key, f"[{what}]"))
+            edits.append(add_kwarg(index, launch.site.node, launch.site.scope, key, f"[{what}]"))
+    except cst_edits.EditFailed:
+        return None
+    if not cst_edits.edits_parse(text, blocks, edits):
+        return None
     return Fix(title.format(key=key, what=what), tuple(edits), preferred=True, safe=safe)

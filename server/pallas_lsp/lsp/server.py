@@ -1080,7 +1080,7 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                 payloads = d.data["fixes"]
             f = _finding_for(a, unit, uri, d)
             if payloads is None:
-                payloads = [p for p in (fix_payload(fx, locate, server.caps.encoding) for fx in (f.fixes if f else ()))
+                payloads = [p for p in (fix_payload(fx, locate, server.caps.encoding) for fx in _offered(a, f))
                             if p is not None]
             if s.fix_actions:
                 for p in payloads:
@@ -1100,7 +1100,7 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         edits: dict[str, list] = {}
         taken: list[tuple[int, int, int, int]] = []
         for f in a.result.findings:
-            for fx in f.fixes:
+            for fx in _offered(a, f):
                 if not fx.preferred:
                     continue
                 spans = [(e.span.line, e.span.col, e.span.end_line, e.span.end_col) for e in fx.edits]
@@ -1117,6 +1117,17 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
             actions.append(lsp.CodeAction(title="Fix all pallas-lsp problems", kind=FIX_ALL_KIND,
                                           edit=payload_to_edit({"edits": edits})))
     return actions
+
+
+def _offered(a: Analysed, f: Finding | None) -> list:
+    """The finding's fixes, built now (on request), less any whose edited text would not parse
+    (judged on the blocks the edits touch)."""
+    from ..analysis.cst_edits import edits_parse
+
+    if f is None:
+        return []
+    index = a.result.index
+    return [fx for fx in f.fixes if edits_parse(index.text, index.blocks, fx.edits)]
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
