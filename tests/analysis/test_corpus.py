@@ -16,13 +16,22 @@ SEED = {
     "dynamic-grid-bounds-not-yet-supported-in-gpu-int",
 }
 LABELS = json.loads((CORPUS / "labels.json").read_text())
+# Where JAX raises a more specific message than the seed record's for the same cause, the finding
+# cites that message's record, which counts as the seed record's (as ../shared/corpus/score.py does).
+EQUIV = {"gpu-interpret-inline-mgpu": "inline-mgpu-p-does-not-support-discharge",
+         "gpu-interpret-inline-mgpu-bad-mode": "inline-mgpu-p-does-not-support-discharge",
+         "gpu-interpret-inline-mgpu-return-value": "inline-mgpu-p-does-not-support-discharge"}
+
+
+def seed_record(record):
+    return EQUIV.get(record, record)
 
 
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_corpus_case(name):
     label = LABELS[name]
     result = analyse((CORPUS / name).read_text(), name)
-    got = {(f.record, f.span.line) for f in result.findings if f.record in SEED}
+    got = {(seed_record(f.record), f.span.line) for f in result.findings if seed_record(f.record) in SEED}
     want = {(label["feature"], label["line"])} if label.get("feature") else set()
     assert got == want, [f.message for f in result.findings]
     for decoy in label.get("decoy_lines", []):
@@ -34,7 +43,7 @@ def test_corpus_mode_line_is_related(name):
     """The line that decides the mode is among the finding's related locations."""
     label = LABELS[name]
     result = analyse((CORPUS / name).read_text(), name)
-    (finding,) = [f for f in result.findings if f.record == label["feature"]]
+    (finding,) = [f for f in result.findings if seed_record(f.record) == label["feature"]]
     related_lines = {r.span.line for r in finding.related}
     assert label["mode_line"] in related_lines
     assert label["context_line"] in related_lines | {finding.launch_line}
@@ -49,8 +58,8 @@ def test_cli_json_scores_perfectly_on_corpus():
     tp = fp = fn = 0
     for name, label in LABELS.items():
         want = {(label["feature"], label["line"])} if label.get("feature") else set()
-        have = {(f["record"], f["line"]) for f in findings
-                if f["path"].endswith("/" + name) and f["record"] in SEED}
+        have = {(seed_record(f["record"]), f["line"]) for f in findings
+                if f["path"].endswith("/" + name) and seed_record(f["record"]) in SEED}
         tp += len(want & have)
         fp += len(have - want)
         fn += len(want - have)

@@ -181,7 +181,11 @@ def test_oracle_runs_the_jax_version_the_rules_were_verified_on(oracle) -> None:
 # --- the shared corpus --------------------------------------------------------------------------------
 
 LABELS: dict = json.loads((CORPUS / "labels.json").read_text())
-_RECORDS = builtin_records()[0]
+# The seed records: the labels of tests/data/corpus name only these (the project's own records,
+# such as the GPU interpreter's more specific inline_mgpu messages, are not in those labels).
+_SEED_SLUGS = {"get-global-discharge-is-not-supported-in-interpret", "get-global-only-supports-semaphores-got-what",
+               "inline-mgpu-p-does-not-support-discharge", "dynamic-grid-bounds-not-yet-supported-in-gpu-int"}
+_RECORDS = [r for r in builtin_records()[0] if r.slug in _SEED_SLUGS]
 
 
 def record_for(first_line: str | None) -> str | None:

@@ -1,12 +1,15 @@
 """PAL003: a call of a ``plgpu.inline_mgpu`` function reached from an interpreted kernel."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, TupleVal
 from ..analysis.findings import Fix, Related, TextEdit
 from ..analysis.fixes import add_kwarg, ensure_import, local_name_for, run_compiled_fix
 from ..analysis.reach import is_inline_mgpu
+from ..analysis.rule_api import Report
 from .base import ApiInContextRule
 
 DISCHARGE = "NotImplementedError: inline_mgpu_p does not support discharge."
@@ -16,6 +19,32 @@ GPU_ERROR = ("ValueError: GPU interpret mode does not support `inline_mgpu`. "
 GPU_RETURN = ("ValueError: GPU interpret mode does not support `inline_mgpu` with a return value "
               "even in `ignore` mode.")
 GMEM_KEY_ERROR = "KeyError: <MemorySpace.GMEM: 'gmem'> (the TPU interpreter cannot run a Mosaic GPU kernel)"
+
+
+GPU_ERROR_RECORD = "gpu-interpret-inline-mgpu"
+GPU_RETURN_RECORD = "gpu-interpret-inline-mgpu-return-value"
+GPU_BAD_MODE_RECORD = "gpu-interpret-inline-mgpu-bad-mode"
+PRIVATE_TOKAMAX_MODE = "_hack_model_inline_mgpu_tokamax"
+
+
+def _params_value_node(hit):
+    """The ``inline_mgpu=`` argument of the GPU interpret params, when they are built in the
+    module of the call (``InterpretGPUParams(inline_mgpu=...)``): (node, scope), else None."""
+    site = hit.context.params_site
+    if site is None or hit.index.path_of(site.scope) != hit.index.path_of(hit.site.scope):
+        return None
+    ev = hit.ev
+    for _ in range(3):
+        called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
+        if called == api.GPU_INTERPRET_PARAMS:
+            node = ev.kwarg(site, "inline_mgpu")
+            return (node, site.scope) if node is not None else None
+        arg = ev.posarg(site, 0)
+        v = ev.value(arg, site.scope, ev.order_of(site)) if arg is not None else None
+        if not isinstance(v, CallVal):
+            return None
+        site = v.site
+    return None
 
 
 def _factory(hit) -> CallVal | None:
@@ -120,7 +149,32 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
             return GPU_RETURN if _returns_value(hit, factory) else None
         if setting == "error":
             return GPU_ERROR
+        if setting == PRIVATE_TOKAMAX_MODE:
+            return None  # a private mode the interpreter models (tokamax's stand-ins)
         return f"ValueError: GPU interpret mode does not support `inline_mgpu` param with value {setting}."
+
+    def check(self, hit) -> Report | None:
+        """The error JAX raises here, under the record of that error: the GPU interpreter's own
+        three messages have their own records; a bad ``inline_mgpu=`` value is underlined where
+        the params say it (one finding however many calls reach it)."""
+        report = super().check(hit)
+        if report is None or hit.context.mode != Mode.GPU_INTERPRET:
+            return report
+        setting = hit.context.inline_mgpu
+        if setting == "error":
+            return replace(report, record=GPU_ERROR_RECORD)
+        if setting == "ignore":
+            return replace(report, record=GPU_RETURN_RECORD)
+        value = _params_value_node(hit)
+        if value is None:
+            return replace(report, record=GPU_BAD_MODE_RECORD)
+        node, scope = value
+        call = Related(hit.span, "the inline_mgpu call that reaches it")
+        return replace(report, record=GPU_BAD_MODE_RECORD, span=hit.index.span(node, scope), key=id(node),
+                       headline=f"`inline_mgpu={hit.index.code_of(node, scope)}` is not a mode the GPU interpreter "
+                                f"knows (\"error\" or \"ignore\"), and `{hit.code_of(hit.site.node.func)}` is a "
+                                "`plgpu.inline_mgpu` function",
+                       related=(call,) + report.related)
 
     def headline(self, hit) -> str:
         name = hit.ev.index.code_of(hit.call.node.func, hit.call.scope)
@@ -131,7 +185,8 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         factory = _factory(hit)
         ctx = hit.context
         site = ctx.params_site
-        if ctx.mode == Mode.GPU_INTERPRET and ctx.inline_mgpu == "error" and factory is not None \
+        if ctx.mode == Mode.GPU_INTERPRET and ctx.inline_mgpu not in (None, "ignore", PRIVATE_TOKAMAX_MODE) \
+                and factory is not None \
                 and not _returns_value(hit, factory) and site is not None:
             index = hit.ev.index
             called = hit.ev.ext_name(hit.ev.value(site.node.func, site.scope, hit.ev.order_of(site)))
