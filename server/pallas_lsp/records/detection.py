@@ -17,33 +17,63 @@ worked example)::
                 | "compiled" | "cuda-lowering", ...],                   # required
       "launchedBy": ["<launch API name>", ...],                           # only kernels launched so
       "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
-      "underline": "construct" | {"argument": <argument>},
+      "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
+      "underline": "construct" | {"argument": <argument>} | {"condition": <i>[, "argument": <argument>]},
       "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
       "fixes": [{"title": "...", "safe": true|false,
                  "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
                  | "removeKeyword": "<name>"
-                 | "setInterpretParam": {"name": "...", "value": "<code>"}}]
+                 | "setInterpretParam": {"name": "...", "value": "<code>"}}],
+      "also": [{"code": ..., "name": ..., <any field above but "also">}, ...]   # more constructs
     }
 
 A condition names an argument (``{"position": 2, "keyword": "barrier"}``: either way of
-passing it) and one test: ``"missing": true`` (not passed, or ``None``), ``"present": true``,
-``"equals": <literal>``, ``"notIn": [<literal>, ...]``, ``"greaterThan": <int>``,
-``"api": [<name>, ...]`` (it is that API, or a call of it, seen through ``.at[...]`` and
-indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal list or tuple holding
-a call of that API; ``where`` is tested on that call). ``"api"`` may have a ``"where"`` too,
-tested on the call the argument is. Templates may use ``{errorClass}``, ``{errorMessage}``,
-``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code) and ``{value}`` (its
-literal value).
+passing it) and one test: ``"missing": true`` (not passed, or ``None``), ``"present": true``
+(passed a value that is surely not ``None``: a literal, a tuple or list, an API or a call of
+one, a comparison or arithmetic; a parameter or other value the analysis cannot tell does
+not count), ``"passed": true`` (passed, and not the literal ``None``: for an argument that can
+only be a Ref or a value, such as a barrier, where a name the analysis cannot follow is still
+not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
+JAX's ``if value:`` sees it: a literal, or a literal tuple or list by its length; ``falsy``
+includes ``None``), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
+``"greaterThan": <int>``, ``"api": [<name>, ...]`` (it is that API, or a call of it, seen
+through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal
+list or tuple holding a call of that API; ``where`` is tested on that call). ``"api"`` may have
+a ``"where"`` too, tested on the call the argument is. Templates may use ``{errorClass}``,
+``{errorMessage}``, ``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code)
+and ``{value}`` (its literal value).
+
+Additions for the wave-2 kinds (all optional):
+
+* ``"loweredFor": ["cuda", ...]``: only contexts compiled by an explicit lowering or export
+  for one of these platforms (``.lower(lowering_platforms=("cuda",))``,
+  ``jax.export(..., platforms=["cuda"])``), and in one of ``modes``: ``"modes":
+  ["mosaic-gpu"], "loweredFor": ["cuda"]`` is a Mosaic GPU kernel lowered for CUDA. (The
+  ``"cuda-lowering"`` mode, by contrast, is any kernel lowered for CUDA.)
+* ``"underline": {"condition": <i>}``: the call the ``i``-th ``construct.where`` condition
+  found (its ``api`` test: the call the argument is; its ``contains`` test: the item of the
+  list), wherever that call is written (``spec = pltpu.PrefetchScalarGridSpec(...)`` a few
+  lines up); ``{"condition": <i>, "argument": {...}}``: that call's argument.
+* ``"also": [{...}, ...]``: more constructs that raise the same error (a call in the kernel
+  and a launch option that binds the same primitive, for instance). Each is a detection
+  section of its own with its own ``code`` and ``name`` (and usually ``construct``,
+  ``underline``, ``fixes``); every field it leaves out is the parent's, except that an entry
+  with its own ``construct`` does not inherit ``underline`` and ``fixes`` (they are about the
+  parent's construct). Each becomes a rule
+  tied to the same record. An ``also`` entry has no ``also`` of its own.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
-TESTS = ("missing", "present", "equals", "notIn", "greaterThan", "api", "contains")
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "equals", "notIn", "greaterThan", "api", "contains")
+PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
+MAX_ALSO = 8
 PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value"}
 FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
@@ -97,9 +127,14 @@ class Detection:
     launched_by: tuple[str, ...] = ()
     unless_params: tuple[tuple[str, Any], ...] = ()
     underline: ArgRef | None = None
+    # Underline the call the construct.where condition of this index found (then, with
+    # ``underline``, that call's argument).
+    underline_condition: int | None = None
+    lowered_for: tuple[str, ...] = ()
     error: str = "{errorClass}: {errorMessage}"
     headline: str = "`{label}` cannot run in {context}"
     fixes: tuple[FixSpec, ...] = ()
+    also: tuple["Detection", ...] = ()  # more constructs raising the same error (own code/name)
     source: str = field(default="", compare=False)  # "file: record[0].detection", for messages
 
 
@@ -177,7 +212,7 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present"):
+    if test in ("missing", "present", "passed", "truthy", "falsy"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "equals":
@@ -262,8 +297,40 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
     """A validated detection section; raises :class:`DetectionError` naming the field."""
     if not isinstance(obj, dict):
         raise DetectionError(where, f"expected an object, got {type(obj).__name__}")
+    also = obj.get("also")
+    parent = _parse_one(obj, where, allow_also=True)
+    if also is None:
+        return parent
+    if not isinstance(also, list) or not also or len(also) > MAX_ALSO:
+        raise DetectionError(f"{where}.also", f"must be a list of 1 to {MAX_ALSO} detection sections")
+    variants = []
+    seen = {parent.code, parent.name}
+    inherited = {k: v for k, v in obj.items() if k != "also"}
+    for i, entry in enumerate(also):
+        w = f"{where}.also[{i}]"
+        if not isinstance(entry, dict):
+            raise DetectionError(w, f"expected an object, got {type(entry).__name__}")
+        if "also" in entry:
+            raise DetectionError(f"{w}.also", "an `also` entry has no `also` of its own")
+        for key in ("code", "name"):
+            if key not in entry:
+                raise DetectionError(f"{w}.{key}", "required field is missing (each `also` entry is a rule of its own)")
+        base = dict(inherited)
+        if "construct" in entry:  # a construct of its own: what to underline and edit is its own too
+            base.pop("underline", None)
+            base.pop("fixes", None)
+        variant = _parse_one({**base, **entry}, w, allow_also=False)
+        for key in (variant.code, variant.name):
+            if key in seen:
+                raise DetectionError(w, f"code/name `{key}` is used twice in this detection section")
+            seen.add(key)
+        variants.append(variant)
+    return dataclasses.replace(parent, also=tuple(variants))
+
+
+def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
-             "error", "headline", "fixes"}
+             "error", "headline", "fixes", "loweredFor"} | ({"also"} if allow_also else set())
     unknown = set(obj) - known
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
@@ -291,6 +358,15 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
         if m not in MODES:
             raise DetectionError(f"{where}.modes[{i}]", f"{m!r} is not a mode ({', '.join(MODES)})")
     launched_by = _apis(obj["launchedBy"], f"{where}.launchedBy") if "launchedBy" in obj else ()
+    lowered_for: tuple[str, ...] = ()
+    if "loweredFor" in obj:
+        lf = obj["loweredFor"]
+        if not isinstance(lf, list) or not lf:
+            raise DetectionError(f"{where}.loweredFor", f"must be a non-empty list of {', '.join(PLATFORMS)}")
+        for i, p in enumerate(lf):
+            if p not in PLATFORMS:
+                raise DetectionError(f"{where}.loweredFor[{i}]", f"{p!r} is not a platform ({', '.join(PLATFORMS)})")
+        lowered_for = tuple(lf)
     unless = obj.get("unlessInterpretParams")
     unless_params: tuple[tuple[str, Any], ...] = ()
     if unless is not None:
@@ -301,14 +377,29 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
                 raise DetectionError(f"{where}.unlessInterpretParams.{k}", "must map a field name to a literal")
         unless_params = tuple(unless.items())
     underline = None
+    underline_condition = None
     u = obj.get("underline")
     if u is not None and u != "construct":
-        if not isinstance(u, dict) or set(u) != {"argument"}:
-            raise DetectionError(f"{where}.underline", "must be \"construct\" or {\"argument\": {...}}")
-        underline = _argref(u["argument"], f"{where}.underline.argument")
+        uw = f"{where}.underline"
+        if not isinstance(u, dict) or not u or set(u) - {"argument", "condition"}:
+            raise DetectionError(uw, "must be \"construct\", {\"argument\": {...}} or "
+                                     "{\"condition\": <index>[, \"argument\": {...}]}")
+        if "condition" in u:
+            ci = u["condition"]
+            if not isinstance(ci, int) or isinstance(ci, bool) or not 0 <= ci < len(where_):
+                raise DetectionError(f"{uw}.condition", f"must be the index of a construct.where condition "
+                                                        f"(0 to {len(where_) - 1})" if where_ else
+                                     "construct.where has no conditions to point at")
+            if where_[ci].test not in ("api", "contains"):
+                raise DetectionError(f"{uw}.condition", f"condition {ci} is a `{where_[ci].test}` test; only an "
+                                                        "`api` or `contains` test finds a call to underline")
+            underline_condition = ci
+        if "argument" in u:
+            underline = _argref(u["argument"], f"{uw}.argument")
     return Detection(
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
+        underline_condition=underline_condition, lowered_for=lowered_for,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
         fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Const, Ext, TupleVal
+from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, TupleVal, Unknown
 from ..analysis.findings import Fix
 from ..analysis.fixes import add_kwarg, remove_kwarg
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
@@ -61,6 +61,8 @@ class DataRule(Rule):
         ctx = hit.context
         if not (ctx.mode in self.modes or (self.cuda_lowering and ctx.cuda_lowering)):
             return False
+        if self.detection.lowered_for and ctx.lowered_for not in self.detection.lowered_for:
+            return False  # (only a lowering or export the code spells out for that platform)
         if self.launch_apis is not None and hit.launch.api.name not in self.launch_apis:
             return False
         for name, value in self.detection.unless_params:
@@ -72,17 +74,34 @@ class DataRule(Rule):
     def check(self, hit: Hit) -> Report | None:
         d = self.detection
         site = hit.site
-        if not all(_holds(hit, site, hit.ev.order_of(site), c, launch=hit.kind == "launch") for c in d.where):
-            return None
+        launch = hit.kind == "launch"
+        found = []
+        for c in d.where:
+            w = _witness(hit, site, hit.ev.order_of(site), c, launch=launch)
+            if w is None:
+                return None
+            found.append(w)
         span = None
         arg_node = None
-        if d.underline is not None:
-            arg_node = _argument(hit, site, d.underline, launch=hit.kind == "launch")
-            if arg_node is not None:
-                span = hit.span_of(arg_node[0], arg_node[1])
+        if d.underline_condition is not None:
+            call = found[d.underline_condition]
+            if not isinstance(call, CallVal):
+                return None  # (an API named, not called: nothing of the code to point at)
+            if d.underline is not None:
+                arg_node = _argument(hit, call.site, d.underline)
+                if arg_node is None:
+                    return None
+            else:
+                span = hit.span_of(call.site.node, call.site.scope)
+        elif d.underline is not None:
+            arg_node = _argument(hit, site, d.underline, launch=launch)
+        if arg_node is not None:
+            span = hit.span_of(arg_node[0], arg_node[1])
         fields = self._fields(hit, arg_node)
+        key = id(arg_node[0]) if arg_node is not None else (
+            id(found[d.underline_condition].site.node) if d.underline_condition is not None else None)
         return Report(d.error.format_map(fields), d.headline.format_map(fields), span=span,
-                      key=id(arg_node[0]) if arg_node is not None else None, fixable=bool(d.fixes))
+                      key=key, fixable=bool(d.fixes))
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         out = []
@@ -123,57 +142,99 @@ def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
     return None
 
 
+_HELD = True  # the witness of a test that finds no call (missing, present, a literal test)
+# Expressions whose value is never None (what ``Unknown.reason`` names for them).
+_NEVER_NONE_EXPRESSIONS = {"Compare", "BinOp", "JoinedStr", "Dict", "Set", "ListComp", "DictComp", "SetComp"}
+
+
 def _holds(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = False) -> bool:
-    """Whether condition ``c`` surely holds at ``site`` (unknown values never hold: a data rule
-    speaks only when the code says so)."""
+    return _witness(hit, site, order, c, launch=launch) is not None
+
+
+def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = False):
+    """None when condition ``c`` does not surely hold at ``site`` (unknown values never hold:
+    a data rule speaks only when the code says so); else what shows it holds: the call an
+    ``api`` / ``contains`` test found (a CallVal, or the Ext an ``api`` test named), or True."""
     ev = hit.ev
     if site.has_star and c.argument.position is not None and c.test == "missing":
-        return False  # *args may pass it
+        return None  # *args may pass it
     got = _argument(hit, site, c.argument, launch=launch)
     if c.test == "missing":
         if got is None:
-            return not any(k.arg is None for k in site.node.keywords)  # (**kwargs may pass it)
-        return ev.const(got[0], got[1], got[2]) is None
+            return None if any(k.arg is None for k in site.node.keywords) else _HELD  # (**kwargs may pass it)
+        return _HELD if ev.const(got[0], got[1], got[2]) is None else None
     if got is None:
-        return False
+        return None
     node, scope, o = got
+    if c.test == "passed":
+        return _HELD if ev.const(node, scope, o) is not None else None
     if c.test == "present":
-        return ev.const(node, scope, o) is not None
+        return _HELD if _surely_not_none(ev, ev.value(node, scope, o)) else None
+    if c.test in ("truthy", "falsy"):
+        truth = _truth(ev, ev.value(node, scope, o))
+        if truth is None:
+            return None
+        return _HELD if truth == (c.test == "truthy") else None
     if c.test in ("equals", "notIn", "greaterThan"):
         lit = ev.const(node, scope, o)
         if lit is NOT_KNOWN:
-            return False
+            return None
         if c.test == "equals":
             if isinstance(c.value, bool) or isinstance(lit, bool):
-                return lit is c.value  # (True is not 1 here)
-            return lit == c.value
-        if c.test == "notIn":
-            return lit not in c.value
-        return isinstance(lit, int) and not isinstance(lit, bool) and lit > c.value
+                ok = lit is c.value  # (True is not 1 here)
+            else:
+                ok = lit == c.value
+        elif c.test == "notIn":
+            ok = lit not in c.value
+        else:
+            ok = isinstance(lit, int) and not isinstance(lit, bool) and lit > c.value
+        return _HELD if ok else None
     names = {api.canonical(a) for a in c.value}
     if c.test == "api":
-        v = ev.value(_base(node), scope, o)
-        found = _api_call(ev, v, names)
+        found = _api_call(ev, _view_source(ev, node, scope, o), names)
         if found is None:
-            return False
+            return None
         if c.where:
             if not isinstance(found, CallVal):
-                return False
-            return all(_holds(hit, found.site, found.order, sub) for sub in c.where)
-        return True
+                return None
+            if not all(_holds(hit, found.site, found.order, sub) for sub in c.where):
+                return None
+        return found
     # contains
     v = ev.value(node, scope, o)
     if not isinstance(v, TupleVal):
-        return False
+        return None
     for n, s, io in v.items:
         item = _api_call(ev, ev.value(n, s, io), names)
         if item is None:
             continue
         if not c.where:
-            return True
+            return item
         if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
-            return True
-    return False
+            return item
+    return None
+
+
+def _surely_not_none(ev, v) -> bool:
+    """Whether a value is surely not None: a literal other than None, a tuple or list, an API
+    or a call of one, a local function, a comparison or arithmetic."""
+    if isinstance(v, Const):
+        return v.value is not None
+    if isinstance(v, (TupleVal, Ext, FuncVal)):
+        return True
+    if isinstance(v, CallVal):
+        return ev.called_api(v) is not None
+    return isinstance(v, Unknown) and v.reason in _NEVER_NONE_EXPRESSIONS
+
+
+def _truth(ev, v) -> bool | None:
+    """``bool(value)`` when the code says it: a literal, or a literal tuple or list (by its
+    length); None when it cannot be told."""
+    if isinstance(v, Const):
+        return bool(v.value)
+    if isinstance(v, TupleVal):
+        return bool(v.items)
+    return None
 
 
 def _base(node: ast.AST) -> ast.AST:
@@ -186,6 +247,22 @@ def _base(node: ast.AST) -> ast.AST:
         else:
             break
     return node
+
+
+def _view_source(ev, node: ast.AST, scope, order):
+    """The value a Ref view is taken of: ``view.at[...]``, ``view[...]`` -> ``view``, also
+    through names bound to such views (``src = patches.at[0]``)."""
+    for _ in range(8):
+        node = _base(node)
+        if not isinstance(node, ast.Name):
+            break
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "assign" or b.node is None or b.scope is None:
+            break
+        if not isinstance(_base(b.node), (ast.Name,)) and _base(b.node) is b.node:
+            break  # (not a view: its value is what the name is)
+        node, scope = b.node, b.scope
+    return ev.value(node, scope, order)
 
 
 def _api_call(ev, v, names: set[str]):
@@ -252,17 +329,24 @@ def _build_fix(hit: Hit, spec: FixSpec) -> Fix | None:
     return Fix(spec.title, (edit,), preferred=spec.safe, safe=spec.safe)
 
 
+def _sections(d: Detection) -> tuple[Detection, ...]:
+    return (d,) + d.also
+
+
 def data_rules(records: Iterable[ErrorRecord]) -> list[DataRule]:
-    """One rule per record that carries a detection section (a later record with a taken code
-    loses its rule; ``detection_problems`` reports it)."""
+    """One rule per detection section a record carries (its ``also`` entries each make one
+    more, tied to the same record); a section with a taken code or name loses its rule
+    (``detection_problems`` reports it)."""
     out: list[DataRule] = []
     taken: set[str] = set()
     for rec in records:
-        d = rec.detection
-        if d is None or d.code in taken or d.name in taken:
+        if rec.detection is None:
             continue
-        taken |= {d.code, d.name}
-        out.append(DataRule(rec, d))
+        for d in _sections(rec.detection):
+            if d.code in taken or d.name in taken:
+                continue
+            taken |= {d.code, d.name}
+            out.append(DataRule(rec, d))
     return out
 
 
@@ -271,16 +355,16 @@ def detection_problems(records: Iterable[ErrorRecord], builtin_codes: set[str]) 
     problems = []
     taken = set(builtin_codes)
     for rec in records:
-        d = rec.detection
-        if d is None:
+        if rec.detection is None:
             continue
-        for key in (d.code, d.name):
-            if key in taken:
-                problems.append(f"{rec.source}: record '{rec.slug}': detection code/name `{key}` is already "
-                                "used by another rule; this detection section is not used")
-                break
-        else:
-            taken |= {d.code, d.name}
+        for d in _sections(rec.detection):
+            for key in (d.code, d.name):
+                if key in taken:
+                    problems.append(f"{rec.source}: record '{rec.slug}': detection code/name `{key}` is already "
+                                    "used by another rule; this detection section is not used")
+                    break
+            else:
+                taken |= {d.code, d.name}
     return problems
 
 

@@ -1,0 +1,28 @@
+# pallas-lsp example: invalid
+# note: A store predicated with predicate=True (any predicate fails), GPU interpret params in a module constant.
+# raises: JaxRuntimeError: predicate not supported
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+PARAMS = plgpu.InterpretGPUParams()
+
+
+def body(x_gmem, o_gmem, buf, bar):
+    plgpu.copy_gmem_to_smem(x_gmem, buf, bar)
+    plgpu.barrier_wait(bar)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(buf, o_gmem, predicate=True)  # error
+    plgpu.wait_smem_to_gmem(0)
+
+
+def main():
+    x = jnp.ones((128,), jnp.float32)
+    run = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                       scratch_types=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()],
+                       interpret=PARAMS)
+    print(run(x)[:2])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The wave-2 kinds written as data (records/data/<slug>.json with a detection section): each
+one's example programs (rules/examples/<CODE>/, checked against real JAX by the oracle) are
+flagged on their marked line by that code, and the valid ones are not flagged by it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pallas_lsp.analysis import Engine
+from pallas_lsp.records import builtin_records
+from pallas_lsp.rules import default_rule_set
+from pallas_lsp.rules.data import DataRule
+from pallas_lsp.rules.examples import examples_for
+
+DATA = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "records" / "data"
+# The wave-2 kinds this file covers: record slug -> the codes of its detection sections.
+KINDS = {
+    "gpu-interpret-copy-without-barrier": ("PAL101",),
+    "gpu-interpret-im2col-copy": ("PAL102",),
+    "gpu-interpret-tmem-load-reduce": ("PAL103",),
+    "gpu-interpret-generic-load": ("PAL104",),
+    "gpu-interpret-generic-store": ("PAL105",),
+    "gpu-interpret-tma-reduction-op": ("PAL106",),
+    "gpu-interpret-tma-store-predicate": ("PAL107",),
+}
+CODES = [code for codes in KINDS.values() for code in codes]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(default_rule_set())
+
+
+def _cases(kind: str):
+    out = []
+    for code in CODES:
+        found = examples_for(code)
+        for ex in (found.invalid if kind == "invalid" else found.valid):
+            out.append(pytest.param(code, ex, id=f"{code}-{ex.name}"))
+    return out
+
+
+def test_every_kind_loads_as_a_data_rule_tied_to_its_record():
+    records, problems = builtin_records()
+    assert not problems
+    rules = {r.code: r for r in default_rule_set()}
+    for slug, codes in KINDS.items():
+        assert (DATA / f"{slug}.json").is_file()
+        rec = next(r for r in records if r.slug == slug)
+        assert rec.detection is not None, slug
+        for code in codes:
+            rule = rules[code]
+            assert isinstance(rule, DataRule) and rule.record == slug, code
+
+
+def test_every_code_has_an_invalid_and_a_valid_example():
+    for code in CODES:
+        found = examples_for(code)
+        assert found.invalid and found.valid, code
+
+
+@pytest.mark.parametrize("code,example", _cases("invalid"))
+def test_invalid_example_is_flagged_on_its_line(engine: Engine, code: str, example) -> None:
+    result = engine.analyse(example.code, example.path)
+    mine = [f for f in result.findings if f.code == code]
+    assert [f.span.line for f in mine] == [example.error_line()], [(f.code, f.span.line, f.message) for f in result.findings]
+    (finding,) = mine
+    cls = example.raises[0]
+    assert f"JAX raises {cls}:" in finding.message, finding.message
+
+
+@pytest.mark.parametrize("code,example", _cases("valid"))
+def test_valid_example_is_not_flagged(engine: Engine, code: str, example) -> None:
+    result = engine.analyse(example.code, example.path)
+    assert not [f for f in result.findings if f.code in CODES], [(f.code, f.span.line, f.message) for f in result.findings]
+
+
+def test_record_files_are_the_kind_slug_and_pin_the_release():
+    for slug in KINDS:
+        rec = json.loads((DATA / f"{slug}.json").read_text())["record"]
+        assert rec["id"] == rec["slug"] == slug
+        assert rec["githubUrl"].startswith("https://github.com/jax-ml/jax/blob/jax-v0.12.0.1/")
+        assert rec["githubUrl"].endswith(f"{rec['filePath']}#L{rec['lineNumber']}")
