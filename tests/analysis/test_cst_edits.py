@@ -219,3 +219,15 @@ def test_minimal_edit_replaces_only_what_changed():
     assert cst_edits.minimal_edit("a\nb\nc\n", "a\nb\nX\nc\n") == TextEdit(Span(3, 0, 3, 0), "X\n")
     assert cst_edits.minimal_edit("f(a, b)\n", "f(a, c)\n") == TextEdit(Span(1, 5, 1, 6), "c")
     assert cst_edits.minimal_edit("x\r\ny\r\n", "x\r\nz\r\ny\r\n") == TextEdit(Span(2, 0, 2, 0), "z\r\n")
+
+
+def test_an_import_is_placed_from_the_top_of_the_module_alone():
+    # Only the leading imports (and the statement after them) are parsed: the same place.
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(200))
+    for head in ('"""Doc."""\nimport jax\nfrom jax.experimental import pallas as pl\n\n\n', "# a comment\n\n", ""):
+        text = head + body
+        assert cst_edits.add_import(text, "functools", blocks=split_blocks(text)) == \
+            cst_edits.add_import(text, "functools"), head
+    text = "import jax\n\n\nclass K:\n    x = 1\n"
+    assert cst_edits.add_import(text, "functools", blocks=split_blocks(text)) == \
+        TextEdit(Span(2, 0, 2, 0), "import functools\n")

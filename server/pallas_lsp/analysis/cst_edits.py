@@ -458,14 +458,40 @@ def _required(edit: TextEdit | None) -> TextEdit:
     return edit
 
 
-def add_import(text: str, module: str, name: str | None = None, asname: str | None = None) -> TextEdit | None:
+_IMPORT_START = re.compile(r"(?:import|from)\s")
+_STRING_START = re.compile(r"(?:[rRuUbB]{0,2})(?:\"|')")
+
+
+def _leading_imports(text: str, blocks: Sequence[Block]) -> Region:
+    """The top of the module where imports go: its leading docstring, comments and import
+    statements, and the first statement after them (so that libcst sees where they end). A
+    10,000-line module is not parsed whole for one import (libcst takes seconds on it)."""
+    last = 0
+    for block in blocks:
+        head = "\n".join(line for line in block.text.splitlines()
+                         if line.strip() and not line.lstrip().startswith("#")).lstrip()
+        if block.kind != "module" or block.owner:
+            break  # a class: its lines parse only with its members; stop before it
+        last = block.end_line
+        if head and not _IMPORT_START.match(head) and not _STRING_START.match(head):
+            break
+    else:
+        return whole_module(text)
+    if last == 0:
+        return whole_module(text)
+    return Region(_lines_of(text, 1, last), 1)
+
+
+def add_import(text: str, module: str, name: str | None = None, asname: str | None = None,
+               blocks: Sequence[Block] | None = None) -> TextEdit | None:
     """``import module`` (``import module as asname``), or ``from module import name [as asname]``,
     placed as libcst's ``AddImportsVisitor`` places it (after the module's leading imports, past
-    its docstring and ``__future__`` imports); None when the module already has it."""
+    its docstring and ``__future__`` imports); None when the module already has it. With the
+    module's ``blocks``, only its top is parsed (where the import goes)."""
     from libcst.codemod import CodemodContext
     from libcst.codemod.visitors import AddImportsVisitor
 
-    region = whole_module(text)
+    region = _leading_imports(text, blocks) if blocks is not None else whole_module(text)
     tree = region.parse()
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, module, name, asname)

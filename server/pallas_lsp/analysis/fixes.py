@@ -167,7 +167,7 @@ def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None
         plan = (module, None, alias)
         local = alias or module
     try:
-        edit = cst_edits.add_import(index.text, *plan)
+        edit = cst_edits.add_import(index.text, *plan, blocks=index.blocks)
     except cst_edits.EditFailed:  # (a module libcst cannot read: before the first import)
         return module, _column_import(index, module)
     return local, edit
