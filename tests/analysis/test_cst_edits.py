@@ -231,3 +231,15 @@ def test_an_import_is_placed_from_the_top_of_the_module_alone():
     text = "import jax\n\n\nclass K:\n    x = 1\n"
     assert cst_edits.add_import(text, "functools", blocks=split_blocks(text)) == \
         TextEdit(Span(2, 0, 2, 0), "import functools\n")
+
+
+def test_a_value_names_modules_as_the_module_imports_them():
+    from pallas_lsp.analysis.fixes import value_in_module
+
+    index = ModuleIndex("import jax\nfrom jax.experimental.pallas import mosaic_gpu as mgpu\n\nx = 1\n", "m.py")
+    assert value_in_module(index, "{jax.experimental.pallas.mosaic_gpu}.InterpretGPUParams()") == \
+        ("mgpu.InterpretGPUParams()", ())
+    index = ModuleIndex("import jax\nfrom jax.experimental import pallas as pl\n\nx = 1\n", "m.py")
+    value, edits = value_in_module(index, "{jax.experimental.pallas.mosaic_gpu}.X({jax.experimental.pallas.mosaic_gpu}.Y)")
+    assert value == "plgpu.X(plgpu.Y)"
+    assert edits == (TextEdit(Span(3, 0, 3, 0), "from jax.experimental.pallas import mosaic_gpu as plgpu\n"),)

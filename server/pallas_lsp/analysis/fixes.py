@@ -173,6 +173,26 @@ def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None
     return local, edit
 
 
+_MODULE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.]*)\}")
+
+
+def value_in_module(index: ModuleIndex, template: str) -> tuple[str, tuple[TextEdit, ...]]:
+    """Code written with modules by their qualified names, in this module's words:
+    ``{jax.experimental.pallas.mosaic_gpu}.InterpretGPUParams()`` becomes
+    ``mgpu.InterpretGPUParams()`` where the module imports it as ``mgpu`` (and, where it is not
+    imported, ``plgpu.InterpretGPUParams()`` with the edit importing it). A fix value written as
+    ``plgpu.X`` would be a NameError in a module that calls it something else."""
+    edits: list[TextEdit] = []
+
+    def local(m: re.Match) -> str:
+        name, edit = ensure_import(index, m.group(1))
+        if edit is not None and edit not in edits:
+            edits.append(edit)
+        return name
+
+    return _MODULE_PLACEHOLDER.sub(local, template), tuple(edits)
+
+
 def _column_import(index: ModuleIndex, module: str) -> TextEdit:
     line = 1
     for block, bp in index.parses:
