@@ -243,3 +243,18 @@ def test_a_value_names_modules_as_the_module_imports_them():
     value, edits = value_in_module(index, "{jax.experimental.pallas.mosaic_gpu}.X({jax.experimental.pallas.mosaic_gpu}.Y)")
     assert value == "plgpu.X(plgpu.Y)"
     assert edits == (TextEdit(Span(3, 0, 3, 0), "from jax.experimental.pallas import mosaic_gpu as plgpu\n"),)
+
+
+def test_a_block_beyond_libcsts_bounds_gets_the_column_edit_checked_by_pythons_parser():
+    # An operator chain libcst is never asked about (docs/security.md): the call still gets its
+    # keyword, from ast columns, and the edited text parses.
+    chain = " + ".join(["x"] * 400)
+    text = f"def main(x):\n    y = {chain}\n    return f(y)\n"
+    blocks = split_blocks(text)
+    with pytest.raises(cst_edits.EditFailed):
+        cst_edits.set_keyword(text, blocks, span_of(text, is_call("f")), "k", "1")
+    index = ModuleIndex(text, "m.py")
+    site = call_site(index, "f")
+    fixed = apply_edits(text, [add_kwarg(index, site.node, site.scope, "k", "1")])
+    assert fixed.endswith("    return f(y, k=1)\n")
+    ast.parse(fixed)

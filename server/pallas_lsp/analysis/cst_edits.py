@@ -41,10 +41,25 @@ class Region:
     wrapper: str = ""  # put before ``text`` so that it parses alone
 
     def parse(self) -> cst.Module:
-        try:
-            return cst.parse_module(self.wrapper + self.text)
-        except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
-            raise EditFailed(f"libcst cannot read this block: {exc}") from exc
+        """The region's tree, parsed within the bounds libcst is asked within (docs/security.md:
+        size, bracket depth, operator chains) and on a thread with a stack for its native parser."""
+        from .module import _on_big_stack, libcst_may_read
+
+        source = self.wrapper + self.text
+        if not libcst_may_read(source):
+            raise EditFailed("this block is beyond the bounds libcst is asked within")
+        got: list = []
+
+        def parse() -> None:
+            try:
+                got.append(cst.parse_module(source))
+            except Exception as exc:  # noqa: BLE001 - any failure: no edit
+                got.append(exc)
+
+        _on_big_stack(parse)
+        if not got or isinstance(got[0], Exception):
+            raise EditFailed(f"libcst cannot read this block: {got[0] if got else 'no result'}")
+        return got[0]
 
     @property
     def wrapper_lines(self) -> int:
@@ -109,11 +124,9 @@ def parses(code: str) -> bool:
         pass
     except (RecursionError, MemoryError, ValueError):
         return False
-    try:
-        cst.parse_module(code)
-        return True
-    except Exception:  # noqa: BLE001 - any libcst failure: not offered
-        return False
+    from .module import _libcst_accepts, libcst_may_read
+
+    return libcst_may_read(code) and _libcst_accepts(code)
 
 
 def minimal_edit(old: str, new: str, first_line: int = 1) -> TextEdit:
@@ -334,6 +347,22 @@ def _call_seq(call: cst.Call) -> _Seq:
 
 
 # --- the operations ----------------------------------------------------------------------------
+def _bounded(op):
+    """An operation that fails as :class:`EditFailed` (never anything else) on a tree too deep
+    for libcst's visitors or too large for memory."""
+    import functools
+
+    @functools.wraps(op)
+    def run(*args, **kwargs):
+        try:
+            return op(*args, **kwargs)
+        except (RecursionError, MemoryError) as exc:
+            raise EditFailed(f"too deep for libcst: {type(exc).__name__}") from None
+
+    return run
+
+
+@_bounded
 def set_keyword(text: str, blocks: Sequence[Block], call_span: Span, name: str, value: str) -> TextEdit | None:
     """Add ``name=value`` to the call at ``call_span``, or replace the keyword's value when it is
     there. None when the call already reads so."""
@@ -349,6 +378,7 @@ def set_keyword(text: str, blocks: Sequence[Block], call_span: Span, name: str, 
     return loc.replaced(call, call.with_changes(args=args))
 
 
+@_bounded
 def remove_keyword(text: str, blocks: Sequence[Block], call_span: Span, name: str) -> TextEdit | None:
     """Remove the keyword ``name`` (with its comma) from the call at ``call_span``; None when it
     has no such keyword."""
@@ -363,6 +393,7 @@ def remove_keyword(text: str, blocks: Sequence[Block], call_span: Span, name: st
     return None
 
 
+@_bounded
 def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: str) -> TextEdit:
     """A new last positional parameter ``name`` of the def at ``def_span`` (decorators, comments
     and a trailing comma kept). Only for defs without ``*args``, keyword-only parameters or
@@ -387,6 +418,7 @@ def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: s
     return edit
 
 
+@_bounded
 def append_element(text: str, blocks: Sequence[Block], seq_span: Span, code: str) -> TextEdit:
     """``code`` as a new last element of the list or tuple literal at ``seq_span``."""
     loc = _Located(region_at(text, blocks, seq_span.line))
@@ -411,6 +443,7 @@ def append_element(text: str, blocks: Sequence[Block], seq_span: Span, code: str
     return edit
 
 
+@_bounded
 def replace_expression(text: str, blocks: Sequence[Block], span: Span, code: str) -> TextEdit:
     """The expression at ``span`` replaced by ``code`` (its parentheses and comments kept)."""
     loc = _Located(region_at(text, blocks, span.line))
@@ -424,6 +457,7 @@ def replace_expression(text: str, blocks: Sequence[Block], span: Span, code: str
     return edit
 
 
+@_bounded
 def delete_statement(text: str, blocks: Sequence[Block], stmt_span: Span) -> TextEdit:
     """Delete the simple statement at ``stmt_span``: its whole line when it is alone there (the
     comment lines above it stay, above the next statement), else just it and its ``;``. The
@@ -482,6 +516,7 @@ def _leading_imports(text: str, blocks: Sequence[Block]) -> Region:
     return Region(_lines_of(text, 1, last), 1)
 
 
+@_bounded
 def add_import(text: str, module: str, name: str | None = None, asname: str | None = None,
                blocks: Sequence[Block] | None = None) -> TextEdit | None:
     """``import module`` (``import module as asname``), or ``from module import name [as asname]``,
