@@ -24,6 +24,12 @@ KINDS = {
     "gpu-interpret-generic-store": ("PAL105",),
     "gpu-interpret-tma-reduction-op": ("PAL106",),
     "gpu-interpret-tma-store-predicate": ("PAL107",),
+    "tpu-interpret-non-decrementing-wait": ("PAL201",),
+    "tpu-interpret-masked-load": ("PAL202",),
+    "tpu-interpret-run-scoped-collective-axes": ("PAL203",),
+    "hlo-interpret-run-scoped-collective-axes": ("PAL204", "PAL205"),
+    "hlo-interpret-remote-signal": ("PAL206",),
+    "hlo-interpret-core-index-signal": ("PAL207",),
 }
 CODES = [code for codes in KINDS.values() for code in codes]
 

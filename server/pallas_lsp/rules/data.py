@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, TupleVal, Unknown
+from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
 from ..analysis.findings import Fix
 from ..analysis.fixes import add_kwarg, remove_kwarg
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
@@ -167,18 +167,20 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         return None
     node, scope, o = got
     if c.test == "passed":
-        return _HELD if ev.const(node, scope, o) is not None else None
+        v = _resolved(hit, ev.value(node, scope, o))
+        return None if isinstance(v, Const) and v.value is None else _HELD
     if c.test == "present":
-        return _HELD if _surely_not_none(ev, ev.value(node, scope, o)) else None
+        return _HELD if _surely_not_none(ev, _resolved(hit, ev.value(node, scope, o))) else None
     if c.test in ("truthy", "falsy"):
-        truth = _truth(ev, ev.value(node, scope, o))
+        truth = _truth(ev, _resolved(hit, ev.value(node, scope, o)))
         if truth is None:
             return None
         return _HELD if truth == (c.test == "truthy") else None
     if c.test in ("equals", "notIn", "greaterThan"):
-        lit = ev.const(node, scope, o)
-        if lit is NOT_KNOWN:
+        v = _resolved(hit, ev.value(node, scope, o))
+        if not isinstance(v, Const):
             return None
+        lit = v.value
         if c.test == "equals":
             if isinstance(c.value, bool) or isinstance(lit, bool):
                 ok = lit is c.value  # (True is not 1 here)
@@ -213,6 +215,27 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
             return item
     return None
+
+
+def _resolved(hit: Hit, v):
+    """A parameter of the function the construct is in, as the calls that reach it from the
+    kernel pass it (``ping(sem, core)`` called as ``ping(sem, 0)``); other values as they are.
+    Only the chain of calls this hit came through is followed, so the value is the one that
+    call runs with."""
+    reached = hit.reached
+    if reached is None:
+        return v
+    ev = hit.ev
+    scope = reached.scope
+    for site in reversed(reached.chain):
+        if not isinstance(v, ParamVal) or v.scope is not scope or not isinstance(site, CallSite):
+            break
+        b = ev.bind_param(Invocation(site, scope, "direct"), v.name)
+        if b is None or b.node is None:
+            return UNKNOWN
+        v = ev.value(b.node, b.scope, b.order)
+        scope = site.scope
+    return v
 
 
 def _surely_not_none(ev, v) -> bool:
@@ -313,8 +336,29 @@ def _interpret_param(hit: Hit, name: str) -> Any:
     return hit.ev.const(node, site.scope, hit.ev.order_of(site))
 
 
+def _names_bound(index, value: str) -> bool:
+    """Whether every name a fix's value reads is bound at module level (or a builtin), so the
+    edit does not leave a NameError (``plgpu.InterpretGPUParams()`` in a file that imports the
+    module as ``mgpu``)."""
+    import builtins
+
+    try:
+        tree = ast.parse(value, mode="eval")
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in index.scope.bindings and not hasattr(builtins, node.id):
+            return False
+    return True
+
+
 def _build_fix(hit: Hit, spec: FixSpec) -> Fix | None:
     index = hit.index
+    if spec.op in ("setKeyword", "setInterpretParam") and not _names_bound(index, spec.value):
+        return None
+    if spec.op == "setKeyword" and spec.name == "interpret" and hit.kind == "launch" \
+            and not hit.context.from_launch_keyword:
+        return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
     if spec.op == "setKeyword":
         edit = add_kwarg(index, hit.site.node, hit.site.scope, spec.name, spec.value)
     elif spec.op == "removeKeyword":
