@@ -24,7 +24,7 @@ LABELS = json.loads((CORPUS / "labels.json").read_text())
 FAILING = sorted(name for name, label in LABELS.items() if label["outcome"] == "raises")
 
 # Measured on the corpus (26 failing cases): raise them when more cases get a fix, never lower.
-MIN_SAFE_FIXED = 10
+MIN_SAFE_FIXED = 15
 MIN_ANY_FIXED = 21
 
 

@@ -61,6 +61,15 @@ class GetGlobalInInterpretMode(ApiInContextRule):
             fix = move_to_scratch_fix(hit, "Pass the semaphore to the kernel as scratch ({key}=[{what}])")
             if fix is not None:
                 out.append(fix)
+        # Measured too: an SMEM array as kernel scratch runs under interpret=True and GPU interpret
+        # params, in pl.pallas_call and plgpu.kernel (TPU interpret params have no SMEM of that kind).
+        elif hit.context.mode in (Mode.INTERPRET, Mode.GPU_INTERPRET) \
+                and hit.launch.api.name in (api.PALLAS_CALL, api.PLGPU_KERNEL) \
+                and hit.ev.called_api(what) == f"{api.PLGPU}.SMEM":
+            fix = move_to_scratch_fix(hit, "Allocate the buffer as kernel scratch ({key}=[{what}]); scratch lives for "
+                                           "one kernel invocation")
+            if fix is not None:
+                out.append(fix)
         rc = run_compiled_fix(hit.ev.index, hit.launch, hit.context)
         if rc is not None:
             out.append(rc)

@@ -84,6 +84,8 @@ def _gpu_interpreter_fix(hit, factory: CallVal | None) -> Fix | None:
     The ``pltpu.InterpretParams(...)`` written in this module (or the params-less
     ``pltpu.force_tpu_interpret_mode()``) is replaced."""
     ctx = hit.context
+    if ctx.mode == Mode.INTERPRET:
+        return _gpu_interpreter_for_interpret_true(hit, factory)
     site = ctx.params_site
     if ctx.mode != Mode.TPU_INTERPRET or factory is None or site is None or _returns_value(hit, factory):
         return None
@@ -101,7 +103,29 @@ def _gpu_interpreter_fix(hit, factory: CallVal | None) -> Fix | None:
     else:
         return None
     edits = (TextEdit(index.span(site.node, site.scope), new),) + ((imp,) if imp is not None else ())
-    return Fix(title, edits, preferred=True)
+    # Safe: the kernel is still interpreted on this host (by the interpreter that can run it).
+    return Fix(title, edits, preferred=True, safe=True)
+
+
+def _gpu_interpreter_for_interpret_true(hit, factory: CallVal | None) -> Fix | None:
+    """``interpret=True`` written at a ``pl.pallas_call`` or ``plgpu.kernel`` whose kernel calls
+    an inline_mgpu function (returning nothing) becomes the GPU interpreter skipping the call."""
+    ctx, launch = hit.context, hit.launch
+    if factory is None or _returns_value(hit, factory) or not ctx.from_launch_keyword or ctx.forced \
+            or launch.api.name not in (api.PALLAS_CALL, api.PLGPU_KERNEL):
+        return None
+    opt = launch.options.get("interpret")
+    index = hit.ev.index
+    if opt is None or index.path_of(opt[1]) != index.path_of(hit.site.scope):
+        return None
+    node, scope, _ = opt
+    if hit.ev.const(node, scope, opt[2]) is not True:
+        return None
+    gpu, imp = ensure_import(index, api.PLGPU)
+    params = f'{gpu}.InterpretGPUParams(inline_mgpu="ignore")'
+    edits = (TextEdit(index.span(node, scope), params),) + ((imp,) if imp is not None else ())
+    return Fix(f"Interpret it as a Mosaic GPU kernel: interpret={params} (the inline_mgpu call is skipped)",
+               edits, preferred=True, safe=True)
 
 
 class InlineMgpuInInterpretMode(ApiInContextRule):

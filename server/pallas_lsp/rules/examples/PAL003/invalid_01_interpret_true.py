@@ -1,5 +1,6 @@
 # pallas-lsp example: invalid
 # raises: NotImplementedError: inline_mgpu_p does not support discharge
+# fix: Interpret it as a Mosaic GPU kernel: interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore") (the inline_mgpu call is skipped)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
