@@ -74,6 +74,9 @@ class Context:
     lowering_semantics: str | None = None
     # The backend comes from the ``backends`` setting, not from the code.
     configured: bool = False
+    # A what-if: the launch is compiled, and analysed as if launched in this interpret mode
+    # ("true", "tpu", "gpu"; ``--assume-interpret``).
+    assumed: str | None = None
     caller: str = ""  # "`test_mha` (tests/test_attention.py:40)" when a caller decides the mode
     # Where the interpret params are built (the InterpretGPUParams(...) call, or the force_
     # call that creates default ones), for fixes that edit them.

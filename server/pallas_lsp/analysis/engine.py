@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
-from .contexts import Context, Mode
+from .contexts import Context, Evidence, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
 from .rule_api import Hit, LaunchView, Report, Rule, RuleSet, call_keys
@@ -139,7 +139,10 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
         where = f" (line {line})"
     how = ctx.decided_by
     caller = ctx.caller if ctx.caller and ctx.caller != "module level" else ""
-    if ctx.forced:
+    if ctx.assumed:
+        text = (f"assumed to be launched with {ASSUMED_WORDS[ctx.assumed]} (--assume-interpret {ctx.assumed}; "
+                f"the code compiles it{where})")
+    elif ctx.forced:
         text = f"launched inside `{how}`{where}"
     elif ctx.mode.is_interpret:
         value = f"`{how}`"
@@ -180,11 +183,14 @@ class Engine:
             self._memos.pop(path, None)
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
-                ignore: Iterable[str] = (), backends: Iterable[str] = ()) -> AnalysisResult:
+                ignore: Iterable[str] = (), backends: Iterable[str] = (),
+                assume_interpret: str | None = None) -> AnalysisResult:
         """One module on its own. ``backends``: the accelerators the code ships to (the
-        ``backends`` setting), for compiled launches whose backend the code does not say."""
+        ``backends`` setting), for compiled launches whose backend the code does not say.
+        ``assume_interpret`` ("true", "tpu", "gpu"): analyse compiled launches as if launched in
+        that interpret mode (what would break when debugging on a CPU)."""
         rules = self._active(select, ignore)
-        ship = normalise_backends(backends)
+        ship = ContextOptions.of(backends, assume_interpret)
         if not (self.incremental and path):
             return self._analyse(text, path, rules, None, ship)
         with self._memo_lock:
@@ -195,15 +201,16 @@ class Engine:
             return self._analyse(text, path, rules, memo, ship)
 
     def _analyse(self, text: str, path: str | None, rules: RuleSet, memo: ModuleMemo | None,
-                 backends: tuple[str, ...] = ()) -> AnalysisResult:
+                 options: "ContextOptions | None" = None) -> AnalysisResult:
         index = ModuleIndex(text, path)
         ev = Evaluator(index)
-        launches, candidates = self._collect(index, ev, rules, memo, backends)
+        launches, candidates = self._collect(index, ev, rules, memo, options)
         findings = self._finish(self._merge(candidates, index), index)
         return AnalysisResult(path, findings, launches, index)
 
     def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
-                   ignore: Iterable[str] = (), backends: Iterable[str] = ()) -> AnalysisResult:
+                   ignore: Iterable[str] = (), backends: Iterable[str] = (),
+                   assume_interpret: str | None = None) -> AnalysisResult:
         """A module as part of the workspace: launches in the modules that import it and in the
         modules it imports are followed too, so a helper open alone shows what reaches it, and a
         test that launches an imported kernel shows where that kernel fails."""
@@ -221,8 +228,8 @@ class Engine:
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)
-        ship = normalise_backends(backends)
-        rules_key = rules.key + ship
+        ship = ContextOptions.of(backends, assume_interpret)
+        rules_key = rules.key + ship.key
         for unit in units:
             ugot = program.load(unit)
             if ugot is None:
@@ -264,11 +271,12 @@ class Engine:
         return findings
 
     def _collect(self, index: ModuleIndex, ev: Evaluator, rules: RuleSet, memo: ModuleMemo | None = None,
-                 backends: tuple[str, ...] = ()):
+                 options: "ContextOptions | None" = None):
         """Launches, their contexts and reach, and the rules' candidates. With ``memo`` (the
         previous analysis of the same document), launches whose inputs did not change are
         reused instead of recomputed (see incremental.py)."""
-        rules_key = rules.key + backends
+        options = options or ContextOptions()
+        rules_key = rules.key + options.key
         ev.tracking = memo is not None
         change = None
         if memo is not None and memo.parses:
@@ -318,7 +326,7 @@ class Engine:
             if launch is None or id(e) not in live:
                 continue
             self._recording(ev, index, e.deps if keep else None)
-            launch.contexts = with_backends(resolver.resolve(launch, lowered.get(id(launch))), backends)
+            launch.contexts = options.apply(resolver.resolve(launch, lowered.get(id(launch))), launch)
             e.reached = reach(ev, launch.kernels) if launch.kernels else []
         # 3. The rules, over the launches found now, in the order of the text.
         def line_now(e: Entry) -> tuple[int, int]:
@@ -434,7 +442,9 @@ class Engine:
             where = ""
             if first.launch_path and first.launch_path != first.path:
                 where = f" (launch at {_rel(first.launch_path, first.path)}:{first.launch.line})"
-            msg = (f"{first.report.headline}: kernel `{kernel}` is "
+            assumed = first.context.assumed
+            msg = (f"{'What if (--assume-interpret ' + assumed + '): ' if assumed else ''}"
+                   f"{first.report.headline}: kernel `{kernel}` is "
                    f"{describe_context(first.context, first.launch_path, first.path)}{where}"
                    f"; JAX raises {first.report.error}")
             if len(group) > 1:
@@ -473,7 +483,8 @@ class Engine:
                 Severity.ERROR if certain else Severity.WARNING, msg, first.span, tuple(related),
                 first.build_fixes if local and first.report.fixable else None, first.report.error,
                 tuple(c.context for c in group), kernel, first.launch.line, chain_names,
-                path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group})}))
+                path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group}),
+                                        **({"assumed": assumed} if assumed else {})}))
         return out
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
@@ -506,6 +517,50 @@ class Engine:
 
 BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
 BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
+
+
+ASSUMED_MODES = {"true": Mode.INTERPRET, "tpu": Mode.TPU_INTERPRET, "gpu": Mode.GPU_INTERPRET}
+ASSUMED_WORDS = {"true": "interpret=True", "tpu": "TPU interpret params", "gpu": "GPU interpret params"}
+
+
+@dataclass(frozen=True)
+class ContextOptions:
+    """What the caller says about contexts the code does not: the backends it ships to, and an
+    interpret mode to assume for compiled launches (``--assume-interpret``)."""
+
+    backends: tuple[str, ...] = ()
+    assume_interpret: str | None = None
+
+    @staticmethod
+    def of(backends: Iterable[str] = (), assume_interpret: str | None = None) -> "ContextOptions":
+        if assume_interpret is not None and assume_interpret not in ASSUMED_MODES:
+            raise ValueError(f"assume_interpret must be one of {', '.join(ASSUMED_MODES)}, not {assume_interpret!r}")
+        return ContextOptions(normalise_backends(backends), assume_interpret)
+
+    @property
+    def key(self) -> tuple:
+        return self.backends + ((f"assume:{self.assume_interpret}",) if self.assume_interpret else ())
+
+    def apply(self, contexts: list[Context], launch: Launch) -> list[Context]:
+        if self.assume_interpret is not None:
+            return with_assumed_interpret(contexts, launch, self.assume_interpret)
+        return with_backends(contexts, self.backends)
+
+
+def with_assumed_interpret(contexts: list[Context], launch: Launch, assumed: str) -> list[Context]:
+    """Compiled and unknown contexts as the assumed interpret mode (default params: the GPU
+    interpreter's ``inline_mgpu="error"``); interpret contexts keep theirs."""
+    out: list[Context] = []
+    seen = False
+    for c in contexts:
+        if c.mode.is_interpret:
+            out.append(c)
+        elif not seen:
+            seen = True  # (one assumed context, whatever the compiled ones were)
+            note = f"assumed: {ASSUMED_WORDS[assumed]} (--assume-interpret {assumed})"
+            out.append(Context(ASSUMED_MODES[assumed], (Evidence(launch.anchor, note),), assumed=assumed,
+                               via=c.via, kernels=c.kernels, self_class=c.self_class))
+    return out
 
 
 def normalise_backends(backends: Iterable[str]) -> tuple[str, ...]:

@@ -1,0 +1,96 @@
+"""What if this compiled kernel were debugged on a CPU? ``assume_interpret`` analyses compiled
+launches as if launched in an interpret mode, and must predict what a real launch in that mode
+gets. Round trip: every failing corpus case and invalid rule example whose mode is a literal
+``interpret=`` at its launch (True, default TPU or default GPU params) is made compiled by
+removing it; plain analysis then reports nothing on that line, and the what-if reports the
+original finding on the original line."""
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+
+from pallas_lsp.rules import default_engine, default_rule_set
+from pallas_lsp.rules.examples import examples_for
+from tests.conftest import CORPUS
+
+ENGINE = default_engine()
+MODE_OF = {"InterpretParams": "tpu", "InterpretGPUParams": "gpu"}
+
+
+def _literal_interpret(text: str):
+    """(mode, text without the launch's interpret= keyword) when one launch call says
+    ``interpret=True`` / ``InterpretParams()`` / ``InterpretGPUParams()``; else None."""
+    tree = ast.parse(text)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for i, kw in enumerate(node.keywords):
+            if kw.arg != "interpret":
+                continue
+            v = kw.value
+            if isinstance(v, ast.Constant) and v.value is True:
+                found.append((node, kw, "true"))
+            elif isinstance(v, ast.Call) and not v.args and not v.keywords and isinstance(v.func, ast.Attribute) \
+                    and v.func.attr in MODE_OF:
+                found.append((node, kw, MODE_OF[v.func.attr]))
+    if len(found) != 1:
+        return None
+    call, kw, mode = found[0]
+    items = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    i = items.index(kw)
+    if i == 0:
+        return None
+    prev = items[i - 1]
+    lines = text.splitlines(keepends=True)
+    offset = lambda line, col: sum(len(t) for t in lines[:line - 1]) + col  # noqa: E731 (ASCII sources)
+    start, end = offset(prev.end_lineno, prev.end_col_offset), offset(kw.end_lineno, kw.end_col_offset)
+    kept_lines = "\n" * text[start:end].count("\n")  # (inside brackets: line numbers stay)
+    return mode, text[:start] + kept_lines + text[end:]
+
+
+def _cases():
+    labels = json.loads((CORPUS / "labels.json").read_text())
+    out = []
+    for name, label in sorted(labels.items()):
+        if label.get("outcome") == "raises" and label.get("feature"):
+            out.append(pytest.param((CORPUS / name).read_text(), id=f"corpus-{name}"))
+    for rule in default_rule_set():  # (Python rules and data rules alike)
+        for ex in examples_for(rule.code).invalid:
+            out.append(pytest.param(ex.code, id=f"{rule.code}-{ex.name}"))
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_the_what_if_predicts_the_real_launch(text):
+    got = _literal_interpret(text)
+    if got is None:
+        pytest.skip("the mode is not a literal interpret= at one launch")
+    mode, compiled = got
+    real = {(f.code, f.span.line) for f in ENGINE.analyse(text, "/tmp/case.py").findings if f.record}
+    if not real:
+        pytest.skip("no finding in the real mode")
+    plain = {(f.code, f.span.line) for f in ENGINE.analyse(compiled, "/tmp/case.py").findings if f.record}
+    assumed = ENGINE.analyse(compiled, "/tmp/case.py", assume_interpret=mode).findings
+    what_if = {(f.code, f.span.line) for f in assumed if f.record}
+    assert not (real & plain), "the compiled program still gets the interpret finding"
+    assert real <= what_if, (mode, real, what_if)
+    assert all(f.extra.get("assumed") == mode and f.message.startswith(f"What if (--assume-interpret {mode})")
+               for f in assumed if (f.code, f.span.line) in real)
+
+
+def test_launches_already_interpreted_keep_their_mode():
+    text = (CORPUS / "inline_mgpu_gpu_interpret_params.py").read_text()
+    real = ENGINE.analyse(text, "/tmp/case.py").findings
+    assumed = ENGINE.analyse(text, "/tmp/case.py", assume_interpret="true").findings
+    assert [(f.code, f.span.line, f.message) for f in real] == [(f.code, f.span.line, f.message) for f in assumed]
+
+
+def test_an_unknown_assumed_mode_is_refused():
+    with pytest.raises(ValueError):
+        ENGINE.analyse("x = 1\n", "/tmp/x.py", assume_interpret="cuda")
