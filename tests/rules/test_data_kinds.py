@@ -24,12 +24,16 @@ KINDS = {
     "gpu-interpret-generic-store": ("PAL105",),
     "gpu-interpret-tma-reduction-op": ("PAL106",),
     "gpu-interpret-tma-store-predicate": ("PAL107",),
+    "gpu-interpret-scalar-prefetch": ("PAL108",),
+    "gpu-interpret-ref-union-pallas-call-scratch": ("PAL109",),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),
     "tpu-interpret-run-scoped-collective-axes": ("PAL203",),
     "hlo-interpret-run-scoped-collective-axes": ("PAL204", "PAL205"),
     "hlo-interpret-remote-signal": ("PAL206",),
     "hlo-interpret-core-index-signal": ("PAL207",),
+    "mgpu-lower-copy-without-barrier": ("PAL301",),
+    "mgpu-lower-pallas-call-compiler-params": ("PAL302",),
 }
 CODES = [code for codes in KINDS.values() for code in codes]
 
