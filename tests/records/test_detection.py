@@ -1,0 +1,185 @@
+"""The detection schema's wave-2 additions (records/detection.py): the ``passed`` / ``truthy``
+/ ``falsy`` tests, ``present`` meaning surely not None, ``loweredFor``, ``underline`` of a
+condition's call, and ``also`` sections. A malformed section names its file and field, and
+the record still loads without it; a well-formed one behaves as documented."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from pallas_lsp.analysis import Engine
+from pallas_lsp.records import load_records_path
+from pallas_lsp.records.detection import DetectionError, parse_detection
+from pallas_lsp.rules import default_rule_set
+from pallas_lsp.rules.data import data_rules, detection_problems
+
+PLGPU = "jax.experimental.pallas.mosaic_gpu"
+PL = "jax.experimental.pallas"
+
+BASE = {
+    "code": "PAL190", "name": "team-kind",
+    "construct": {"call": f"{PL}.run_scoped",
+                  "where": [{"argument": {"keyword": "collective_axes"}, "truthy": True}]},
+    "modes": ["tpu-interpret"],
+}
+
+
+def _record(detection: dict) -> dict:
+    return {"record": {"id": "team0001", "slug": "team-kind", "errorMessage": "it fails",
+                       "messagePattern": "it fails", "errorClass": "NotImplementedError", "schemaVersion": 2,
+                       "detection": detection}}
+
+
+def _load(tmp_path, detection: dict):
+    path = tmp_path / "team.json"
+    path.write_text(json.dumps(_record(detection)))
+    records, problems = load_records_path(path)
+    return path, records, problems
+
+
+def _with(**changes) -> dict:
+    d = copy.deepcopy(BASE)
+    d.update(changes)
+    return d
+
+
+BAD = [
+    (_with(loweredFor="cuda"), "record.record.detection.loweredFor", "non-empty list"),
+    (_with(loweredFor=["cuda", "metal"]), "record.record.detection.loweredFor[1]", "'metal' is not a platform"),
+    (_with(underline={"condition": 3}), "record.record.detection.underline.condition", "index of a construct.where"),
+    (_with(underline={"condition": 0}), "record.record.detection.underline.condition", "only an `api` or `contains`"),
+    (_with(underline={"condition": True}), "record.record.detection.underline.condition", "index"),
+    (_with(underline={"argument": {"keyword": "x"}, "call": 1}), "record.record.detection.underline",
+     "must be \"construct\""),
+    (_with(construct={"call": f"{PL}.run_scoped",
+                      "where": [{"argument": {"keyword": "collective_axes"}, "truthy": "yes"}]}),
+     "record.record.detection.construct.where[0].truthy", "must be true"),
+    (_with(construct={"call": f"{PL}.run_scoped",
+                      "where": [{"argument": {"keyword": "barrier"}, "passed": 1}]}),
+     "record.record.detection.construct.where[0].passed", "must be true"),
+    (_with(also={"code": "PAL191"}), "record.record.detection.also", "list of 1 to 8"),
+    (_with(also=[]), "record.record.detection.also", "list of 1 to 8"),
+    (_with(also=["PAL191"]), "record.record.detection.also[0]", "expected an object"),
+    (_with(also=[{"name": "team-kind-two"}]), "record.record.detection.also[0].code", "required"),
+    (_with(also=[{"code": "PAL191"}]), "record.record.detection.also[0].name", "required"),
+    (_with(also=[{"code": "PAL190", "name": "team-kind-two"}]), "record.record.detection.also[0]", "used twice"),
+    (_with(also=[{"code": "PAL191", "name": "team-kind-two", "also": []}]),
+     "record.record.detection.also[0].also", "no `also` of its own"),
+    (_with(also=[{"code": "PAL191", "name": "team-kind-two", "modes": ["nowhere"]}]),
+     "record.record.detection.also[0].modes[0]", "not a mode"),
+    (_with(also=[{"code": "PAL191", "name": "team-kind-two", "loweredFor": ["vulkan"]}]),
+     "record.record.detection.also[0].loweredFor[0]", "not a platform"),
+]
+
+
+@pytest.mark.parametrize("detection,where,why", BAD, ids=[b[1] + ":" + b[2][:12] for b in BAD])
+def test_a_malformed_section_names_file_and_field_and_the_record_still_loads(tmp_path, detection, where, why):
+    path, records, problems = _load(tmp_path, detection)
+    (problem,) = problems
+    assert problem.path == str(path) and problem.where == where, str(problem)
+    assert why in problem.message and "the record loads without its detection section" in problem.message
+    (rec,) = records
+    assert rec.slug == "team-kind" and rec.detection is None
+    assert data_rules(records) == []
+
+
+def test_a_good_section_with_the_additions_loads(tmp_path):
+    section = _with(
+        construct={"call": f"{PLGPU}.copy_gmem_to_smem",
+                   "where": [{"argument": {"position": 0}, "api": [f"{PLGPU}.im2col_ref"]},
+                             {"argument": {"position": 2, "keyword": "barrier"}, "passed": True}]},
+        modes=["mosaic-gpu"], loweredFor=["cuda"], underline={"condition": 0},
+        also=[{"code": "PAL191", "name": "team-kind-launch",
+               "construct": {"launch": f"{PLGPU}.kernel",
+                             "where": [{"argument": {"keyword": "thread_name"}, "truthy": True}]},
+               "underline": {"argument": {"keyword": "thread_name"}}}])
+    path, records, problems = _load(tmp_path, section)
+    assert problems == []
+    (rec,) = records
+    d = rec.detection
+    assert d.lowered_for == ("cuda",) and d.underline_condition == 0 and d.underline is None
+    (variant,) = d.also
+    # Inherited: modes and loweredFor; its own construct brings its own underline (none inherited).
+    assert variant.modes == ("mosaic-gpu",) and variant.lowered_for == ("cuda",)
+    assert variant.construct == "launch" and variant.underline.keyword == "thread_name"
+    rules = data_rules(records)
+    assert [(r.code, r.record) for r in rules] == [("PAL190", "team-kind"), ("PAL191", "team-kind")]
+
+
+def test_an_also_section_whose_code_is_taken_loses_only_itself(tmp_path):
+    section = _with(also=[{"code": "PAL001", "name": "team-kind-two",
+                           "construct": {"launch": f"{PLGPU}.kernel"}}])
+    _, records, problems = _load(tmp_path, section)
+    assert problems == []
+    found = detection_problems(records, {"PAL001", "get-global-interpret"})
+    assert len(found) == 1 and "`PAL001` is already used" in found[0]
+    codes = [r.code for r in default_rule_set(records)]
+    assert "PAL190" in codes and codes.count("PAL001") == 1
+
+
+def test_a_variant_without_its_own_construct_inherits_underline_and_fixes():
+    d = parse_detection(_with(
+        underline={"argument": {"keyword": "collective_axes"}},
+        fixes=[{"title": "Drop it", "removeKeyword": "collective_axes"}],
+        also=[{"code": "PAL191", "name": "team-kind-interpret", "modes": ["interpret"]}]))
+    (v,) = d.also
+    assert v.modes == ("interpret",) and v.underline.keyword == "collective_axes"
+    assert [f.title for f in v.fixes] == ["Drop it"]
+
+
+def test_detection_error_carries_the_field():
+    with pytest.raises(DetectionError) as exc:
+        parse_detection(_with(loweredFor=[]))
+    assert exc.value.where == "detection.loweredFor"
+
+
+# -- the tests, on code ------------------------------------------------------------------------
+
+PROGRAM = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+AXES = {axes}
+
+
+def helper(body, axes):
+    pl.run_scoped(body, pltpu.VMEM((8, 128), jnp.float32), collective_axes=axes)
+
+
+def kernel(x_ref, o_ref):
+    def body(tmp):
+        o_ref[...] = x_ref[...]
+    helper(body, {passed})
+
+
+def run(x, axes_from_caller):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          interpret=pltpu.InterpretParams())(x)
+'''
+
+
+def _flags(tmp_path, test: str, axes: str, passed: str) -> bool:
+    section = _with(construct={"call": f"{PL}.run_scoped",
+                               "where": [{"argument": {"keyword": "collective_axes"}, test: True}]})
+    path, records, problems = _load(tmp_path, section)
+    assert problems == []
+    engine = Engine(default_rule_set(records))
+    result = engine.analyse(PROGRAM.format(axes=axes, passed=passed), "k.py")
+    return any(f.code == "PAL190" for f in result.findings)
+
+
+@pytest.mark.parametrize("axes,passed,truthy,falsy,present", [
+    ('"core"', "AXES", True, False, True),     # a constant, passed down through a helper's parameter
+    ('("core",)', "AXES", True, False, True),  # a literal tuple with one axis
+    ("()", "AXES", False, True, True),         # an empty tuple: falsy, but not None
+    ("None", "AXES", False, True, False),
+    ("None", "x_ref.shape", False, False, False),  # a value the analysis cannot tell: no test holds
+])
+def test_truthy_falsy_and_present_hold_only_when_the_code_says_so(tmp_path, axes, passed, truthy, falsy, present):
+    assert _flags(tmp_path, "truthy", axes, passed) is truthy
+    assert _flags(tmp_path, "falsy", axes, passed) is falsy
+    assert _flags(tmp_path, "present", axes, passed) is present
