@@ -148,6 +148,7 @@ class Analysed:
     unit: str
     partial: bool = False  # this module alone; the workspace-wide result is still coming
     diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
+    what_if: dict = field(default_factory=dict)  # assumed interpret mode -> its analysis (made on request)
 
     def locate(self, line: int) -> Location | None:
         """Where a line of the analysed (joined) text lives."""
@@ -547,6 +548,27 @@ class PallasServer(LanguageServer):
             self.program = Program(self.root, read=self.open_texts.read,
                                    environment=self.settings.python_environment)
         return self.program if self.program.contains(path) else None
+
+    async def what_if_results(self, a: Analysed) -> dict:
+        """The what-if analyses of an analysed text (``assume_interpret``), one per interpret mode
+        its compiled launches fit; made on the fast worker when first asked for, kept with it."""
+        from ..what_if import fitting_modes
+
+        if a.slices is not None:
+            return {}  # (notebooks: not yet)
+        modes = sorted({m for launch in a.result.launches for m in fitting_modes(launch)})
+        todo = [m for m in modes if m not in a.what_if]
+        if todo:
+            from ..analysis.engine import Engine
+
+            batch = Engine(self.engine.rules)  # keeps nothing between requests
+            text, path = a.text, uri_to_path(a.unit)
+
+            def work() -> dict:
+                return {m: batch.analyse(text, path, assume_interpret=m) for m in todo}
+
+            a.what_if.update(await self.worker.submit(work))
+        return a.what_if
 
     def submit_workspace(self, fn: Callable[[], Any]) -> asyncio.Future:
         """Run ``fn`` on the workspace worker, reading the open documents as they are now: the
@@ -1051,7 +1073,8 @@ def _finding_for(a: Analysed, unit: str, uri: str, d: lsp.Diagnostic) -> Finding
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND,
+                                                         lsp.CodeActionKind.RefactorRewrite],
                                       resolve_provider=False))
 @_guard([])
 async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
@@ -1116,7 +1139,60 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         if edits:
             actions.append(lsp.CodeAction(title="Fix all pallas-lsp problems", kind=FIX_ALL_KIND,
                                           edit=payload_to_edit({"edits": edits})))
+    if s.what_if and (not only or any(str(k).startswith("refactor") for k in only)):
+        actions += await _debug_on_cpu_actions(a, uri, params.range)
     return actions
+
+
+async def _debug_on_cpu_actions(a: Analysed, uri: str, rng: lsp.Range) -> list[lsp.CodeAction]:
+    """"Debug on CPU": a compiled launch on the requested lines rewritten to the interpret mode
+    that fits it together with the fixes that make it run there; offered only when the result
+    has no blocker left (checked by analysing it)."""
+    from ..analysis.engine import Engine
+    from ..what_if import MODE_LABEL, debug_on_cpu, fitting_modes
+
+    if a.slices is not None:
+        return []
+    live = server.docs.get(uri)
+    if live is None or live.text != a.text:
+        return []  # (the document moved on: the next request gets the new analysis)
+    path = uri_to_path(a.unit)
+    out = []
+    for launch in a.result.launches:
+        line = launch.anchor.line - 1
+        if not (rng.start.line <= line <= rng.end.line):
+            continue
+        for mode in fitting_modes(launch):
+            batch = Engine(server.engine.rules)
+            text = a.text
+            rewrite = await server.worker.submit(lambda m=mode: debug_on_cpu(batch, text, path, launch.line, m))
+            if rewrite.text is None:
+                continue
+            edit = _whole_lines_edit(text, rewrite.text, server.caps.encoding)
+            out.append(lsp.CodeAction(title=f"Debug on CPU: launch in {MODE_LABEL[mode]} mode with the fixes it needs",
+                                      kind=lsp.CodeActionKind.RefactorRewrite,
+                                      edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+    return out
+
+
+def _whole_lines_edit(old: str, new: str, encoding: str) -> lsp.TextEdit:
+    """One edit replacing the lines that differ (the common first and last lines kept), so the
+    client keeps its cursor and folds elsewhere. Whole lines: no column to encode."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    if end_a == len(a) and a and not a[-1].endswith(("\n", "\r")):
+        # (the last line has no line break: replace to the end of it)
+        from .positions import to_units
+
+        last = a[-1]
+        end = lsp.Position(len(a) - 1, to_units(last, len(last), encoding))
+        return lsp.TextEdit(lsp.Range(lsp.Position(start, 0), end), "".join(b[start:end_b]))
+    return lsp.TextEdit(lsp.Range(lsp.Position(start, 0), lsp.Position(end_a, 0)), "".join(b[start:end_b]))
 
 
 def _offered(a: Analysed, f: Finding | None) -> list:
@@ -1162,7 +1238,41 @@ async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         lenses.append(lsp.CodeLens(range=rng, command=lsp.Command(
             title=title, command=SHOW_LAUNCH_COMMAND,
             arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
+    if server.settings.what_if:
+        lenses += await _what_if_lenses(a, uri)
     return lenses
+
+
+async def _what_if_lenses(a: Analysed, uri: str) -> list[lsp.CodeLens]:
+    """On each compiled launch, for the interpreter that fits it: ``GPU interpret: ready`` or
+    ``GPU interpret: 2 blockers (get_global line 12, ...)``; clicking peeks the blockers."""
+    from ..what_if import blocker_summary, blockers, fitting_modes
+    from .convert import to_range
+
+    results = await server.what_if_results(a)
+    out = []
+    for launch in a.result.launches:
+        loc = a.locate(launch.anchor.line)
+        if loc is None or loc.doc.uri != uri:
+            continue
+        rng = to_range(launch.anchor, loc, server.caps.encoding)
+        for mode in fitting_modes(launch):
+            result = results.get(mode)
+            if result is None:
+                continue
+            found = blockers(result, launch)
+            chain = []
+            for f in found:
+                floc = a.locate(f.span.line)
+                if floc is not None:
+                    r = to_range(f.span, floc, server.caps.encoding)
+                    chain.append({"uri": floc.doc.uri, "range": {
+                        "start": {"line": r.start.line, "character": r.start.character},
+                        "end": {"line": r.end.line, "character": r.end.character}}})
+            out.append(lsp.CodeLens(range=rng, command=lsp.Command(
+                title=blocker_summary(found, mode), command=SHOW_LAUNCH_COMMAND,
+                arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
+    return out
 
 
 def launch_chain(a: Analysed, launch, encoding: str) -> list[dict]:

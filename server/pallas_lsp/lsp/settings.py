@@ -25,6 +25,7 @@ class Settings:
     records: tuple[str, ...] = ()
     debounce_ms: int = 0  # no delay: stale versions are superseded, never analysed (server.ensure)
     code_lens: bool = True
+    what_if: bool = True  # interpret-readiness lenses and the "Debug on CPU" action on compiled launches
     fix_actions: bool = True
     ignore_comment_actions: bool = True
     log_level: str = "info"
@@ -38,7 +39,7 @@ _DEFAULTS = Settings()
 
 _KEYS = {
     "select": "select", "ignore": "ignore", "records": "records", "debounceMs": "debounce_ms",
-    "debounce_ms": "debounce_ms", "codeLens": "code_lens", "fixActions": "fix_actions",
+    "debounce_ms": "debounce_ms", "codeLens": "code_lens", "whatIf": "what_if", "fixActions": "fix_actions",
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
     "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None, "interpreter": None,
     "importStrategy": None, "trace": None, "backends": "backends",
@@ -108,7 +109,7 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
                                 f"10000; using the default ({Settings.debounce_ms})")
                 continue
             updates[field_name] = int(value)
-        elif field_name in ("code_lens", "fix_actions", "ignore_comment_actions", "cross_module"):
+        elif field_name in ("code_lens", "what_if", "fix_actions", "ignore_comment_actions", "cross_module"):
             if not isinstance(value, bool):
                 problems.append(f"pallas-lsp setting `{key}` must be true or false; using the default")
                 continue

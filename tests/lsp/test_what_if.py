@@ -1,0 +1,86 @@
+"""Interpret-readiness in the server: a lens on each compiled launch says whether it would run
+under the interpreter that fits it, and "Debug on CPU" rewrites it to run there."""
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.conftest import SERVER, diagnostics, open_client, open_doc
+
+# A Mosaic GPU kernel (plgpu.kernel, compiled) calling an inline_mgpu function: under GPU
+# interpret params it would fail; with inline_mgpu="ignore" it runs (checked under JAX: the
+# oracle test of the same rewrite is tests/oracle/test_what_if.py).
+KERNEL = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+def fence(ctx, ref):
+    del ctx, ref
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+    fence(o_ref)
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+READY = plgpu.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
+'''
+LAUNCH_LINE = 17  # 0-based line of `return plgpu.kernel(...)`
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def vscode(lsp_client: LanguageClient):
+    await open_client(lsp_client, "vscode")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_lens_counts_blockers_and_action_rewrites_the_launch(vscode):
+    uri = "file:///tmp/what_if_kernel.py"
+    open_doc(vscode, uri, KERNEL)
+    assert await diagnostics(vscode, uri, 1) == []  # compiled: nothing fails as written
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    titles = {(l.range.start.line, l.command.title) for l in lenses}
+    assert (LAUNCH_LINE, "GPU interpret: 1 blocker (fence line 14)") in titles, titles
+    assert (20, "GPU interpret: ready") in titles, titles
+    blocker = next(l for l in lenses if l.command.title.startswith("GPU interpret: 1"))
+    (loc,) = blocker.command.arguments[2]
+    assert loc["uri"] == uri and loc["range"]["start"]["line"] == 13
+
+    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(LAUNCH_LINE, 4), lsp.Position(LAUNCH_LINE, 4)),
+        lsp.CodeActionContext([])))
+    (debug,) = [a for a in actions if a.title.startswith("Debug on CPU")]
+    assert debug.kind == lsp.CodeActionKind.RefactorRewrite
+    (edit,) = debug.edit.changes[uri]
+    lines = KERNEL.splitlines(keepends=True)
+    fixed = "".join(lines[:edit.range.start.line]) + edit.new_text + "".join(lines[edit.range.end.line:])
+    assert 'interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")' in fixed
+    # The rewritten program has no finding left.
+    from pallas_lsp.rules import analyse
+
+    assert analyse(fixed, "/tmp/what_if_fixed.py").findings == []
+
+
+@pytest.mark.asyncio
+async def test_what_if_can_be_turned_off(vscode):
+    vscode.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"pallasLsp": {"whatIf": False}}))
+    uri = "file:///tmp/what_if_off.py"
+    open_doc(vscode, uri, KERNEL)
+    await diagnostics(vscode, uri, 1)
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert not [l for l in lenses if "interpret:" in l.command.title]
+    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(LAUNCH_LINE, 4), lsp.Position(LAUNCH_LINE, 4)),
+        lsp.CodeActionContext([])))
+    assert not [a for a in actions if a.title.startswith("Debug on CPU")]
