@@ -410,7 +410,7 @@ class Engine:
                             cached = (None, ())
                         else:
                             v = rev.value(cs.node.func, cs.scope, order)
-                            cached = (v, tuple(call_keys(rev, v)))
+                            cached = (v, tuple(call_keys(rev, v, cs.node.func)))
                         callee_cache[id(cs)] = cached
                     callee, keys = cached
                     for key in keys:

@@ -6,7 +6,9 @@ one dictionary lookup however many rules there are:
 
 * ``construct="call"``: a call reached from a kernel, keyed by the callee's public name
   (``jax.experimental.pallas.get_global``) or, for a function made by a decorator factory,
-  by ``@`` + the factory's name (``@jax.experimental.pallas.mosaic_gpu.inline_mgpu``);
+  by ``@`` + the factory's name (``@jax.experimental.pallas.mosaic_gpu.inline_mgpu``), or, for
+  a method of a value the analysis cannot name (an array: ``x.cumsum()``, ``x.at[i].set(v)``),
+  by ``.`` + the method's name (``.cumsum``);
 * ``construct="launch"``: a launch (``pl.pallas_call(...)``, ``plgpu.kernel(...)``...),
   keyed by the launch API's public name.
 
@@ -253,12 +255,16 @@ class RuleSet:
         return RuleSet(chosen)
 
 
-def call_keys(ev: Evaluator, callee: Value) -> Sequence[str]:
-    """The dispatch keys of a call of ``callee``: its public name, and ``@factory`` for each
-    decorator factory a decorated function was made with."""
+def call_keys(ev: Evaluator, callee: Value, func: ast.AST | None = None) -> Sequence[str]:
+    """The dispatch keys of a call of ``callee``: its public name, ``@factory`` for each
+    decorator factory a decorated function was made with, or ``.method`` for a method of a
+    value that is not a known API or function (``func``: the call's ``func`` node)."""
     name = ev.ext_name(callee)
     if name is not None:
         return (name,)
+    if isinstance(func, ast.Attribute) and not isinstance(callee, (Decorated, CallVal)) \
+            and ev.function_of(callee) is None:
+        return ("." + func.attr,)
     keys: list[str] = []
     v = callee
     for _ in range(8):
