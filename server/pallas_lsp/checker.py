@@ -18,19 +18,20 @@ from .analysis.findings import Finding, Severity
 from .analysis.module import Span
 from .analysis.program import read_source_file, walk_entries
 from .config import Config, find_config
-from .files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, folder_problem
+from .files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, folder_problem, read_regular_bytes
+from .notebooks import NOTEBOOK_SUFFIX, NotebookError, findings_in_cells, is_notebook, join_notebook
 
 UNREADABLE_CODE = "PAL902"
 TOO_LARGE_CODE = "PAL903"
 
 
 def discover(paths: Sequence[str]) -> Iterator[Path]:
-    """Python files under ``paths`` (files given explicitly are always included), and each
+    """Python files and notebooks under ``paths`` (files given explicitly are always included), and each
     entry the walk could not look into (``Checker.check_file`` says why)."""
     for raw in paths:
         p = Path(raw)
         if os.path.isdir(p):  # (os.path: False, not an exception, for what cannot be examined)
-            yield from (Path(f) for f, _ in walk_entries(p, (".py", ".pyi")))
+            yield from (Path(f) for f, _ in walk_entries(p, (".py", ".pyi", NOTEBOOK_SUFFIX)))
         elif os.path.lexists(p):  # a FIFO, a device, a broken or looping symlink: reported, not skipped
             yield p
 
@@ -106,11 +107,32 @@ class Checker:
         return _fix_file(self, path, unsafe=unsafe, findings=findings)
 
     def check_file(self, path: Path) -> list[Finding]:
+        if is_notebook(path) and not os.path.isdir(path):
+            return self.check_notebook(path)
         try:
             text = read_source(path, self.max_file_bytes)
         except (FileReadError, SourceDecodeError) as exc:
             return [unread_finding(path, exc)]
         return self.check_text(text, str(path), self.config_for(path))
+
+
+    def check_notebook(self, path: Path) -> list[Finding]:
+        """A notebook's code cells analysed as one module; findings in cell coordinates
+        (:func:`notebooks.findings_in_cells`). A notebook that is not read or not valid is one
+        ``PAL902`` finding."""
+        try:
+            joined = join_notebook(read_regular_bytes(path, self.max_file_bytes))
+        except FileReadError as exc:
+            return [unread_finding(path, exc)]
+        except NotebookError as exc:
+            return [Finding(UNREADABLE_CODE, "unreadable-file", None, Severity.ERROR,
+                            f"Cannot read notebook: {exc}", Span(1, 0, 1, 0))]
+        if not joined.cells:
+            return []
+        # The workspace program reads the notebook's module (the joined cells) through the overlay.
+        self.set_text(path, joined.text)
+        findings = self.check_text(joined.text, str(path), self.config_for(path))
+        return findings_in_cells(joined, findings, str(path))
 
 
 # --- check --fix -----------------------------------------------------------------------------------

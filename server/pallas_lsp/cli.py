@@ -1,7 +1,7 @@
 """Command line: ``pallas-lsp [serve] | check | explain | rules``.
 
-A thin adapter over the analysis core; exit codes for ``check``: 0 clean,
-1 findings, 2 usage or internal error.
+A thin adapter over the analysis core; exit codes for ``check``: 0 clean (or ``--exit-zero``),
+1 findings, 2 usage or internal error. ``check`` reads notebooks (``.ipynb``) too.
 """
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ def _store(extra: Sequence[str], problems_out) -> "RecordStore":
 def cmd_check(args: argparse.Namespace) -> int:
     from .checker import Checker, discover
     from .config import Config
+    from .notebooks import is_notebook
     from .rules import default_engine
     from .rules.data import detection_key
 
@@ -104,10 +105,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         from .parallel import check_parallel
 
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
-        results = check_parallel(files, base, not args.no_config, args.jobs, root, with_fixes=fixing)
+        results = check_parallel(files, base, not args.no_config, args.jobs, root,
+                                 with_fixes=fixing or args.statistics)  # (--statistics marks the fixable)
         if fixing:  # the workers built the first pass's fixes; later passes run here
             for i, (p, fs) in enumerate(results):
-                if any(f.fixes for f in fs):
+                if any(f.fixes for f in fs) and not is_notebook(p):
                     fixed[p] = res = checker.fix_file(Path(p), unsafe=unsafe, findings=fs)
                     results[i] = (p, res.findings)
     else:
@@ -130,7 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if detection_key(store.records) != rules_from:  # the project's records declare rules
                     rules_from = detection_key(store.records)
                     checker.engine = default_engine(records=store.records)
-            if fixing:
+            if fixing and not is_notebook(path):  # (notebooks are checked, never rewritten)
                 res = checker.fix_file(path, unsafe=unsafe)
                 fixed[str(path)] = res
                 results.append((str(path), res.findings))
@@ -138,9 +140,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                 results.append((str(path), checker.check_file(path)))
     urls = {r.slug: r.github_url for r in store.records}
     if fixing:
-        return _report_fixes(args, results, fixed, list(checker.engine.rules), urls)
-    _print_findings(args, results, list(checker.engine.rules), urls)
-    return 1 if any(fs for _, fs in results) else 0
+        rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls)
+    else:
+        _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe)
+        rc = 1 if any(fs for _, fs in results) else 0
+    return 0 if args.exit_zero else rc
 
 
 def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict) -> int:
@@ -163,15 +167,21 @@ def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: l
         if why is not None:  # (the findings shown are those of the fixed text: say it is not on disk)
             _warn(f"{r.path}: not written: {why}")
             applied -= r.applied
-    _print_findings(args, results, rules, urls)
+    _print_findings(args, results, rules, urls, unsafe=bool(args.unsafe_fixes))
     print(f"Fixed {applied} problem{'s' if applied != 1 else ''} ({remaining} remaining)", file=sys.stderr)
     return 1 if remaining else 0
 
 
-def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None) -> None:
-    from .output import to_github, to_json, to_sarif, to_text
+def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None, *, unsafe: bool = False) -> None:
+    from .output import statistics, statistics_text, to_github, to_json, to_sarif, to_text
 
     fmt = args.output_format
+    if getattr(args, "statistics", False):
+        from .checker import fix_candidates
+
+        rows = statistics(results, lambda f: any(fx.edits for fx in fix_candidates(f, unsafe=unsafe)))
+        print(json.dumps(rows, indent=2) if fmt == "json" else statistics_text(rows))
+        return
     if fmt == "json":
         out = to_json(results)
     elif fmt == "sarif":
@@ -262,6 +272,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --fix or --diff, also apply the fixes that change what runs (such as running compiled)")
     c.add_argument("--diff", action="store_true",
                    help="print the fixes as a unified diff instead of writing them (exit 1 when there are any)")
+    c.add_argument("--statistics", action="store_true",
+                   help="print the number of findings per rule code instead of each finding "
+                        "([*]: --fix would fix some; json with --output-format json)")
+    c.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when there are findings (2 still means a usage or internal error)")
     c.set_defaults(func=cmd_check)
 
     e = sub.add_parser("explain", help="explain a JAX error message or traceback ('-' reads stdin)")

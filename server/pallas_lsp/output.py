@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from . import __version__
 from .analysis.findings import Finding
+from .notebooks import cell_of, related_cell
 
 FileFindings = tuple[str, Sequence[Finding]]
 
@@ -60,10 +61,35 @@ def _unsafe(ch: str) -> bool:
     return ch in _BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")
 
 
+def where(f: Finding) -> str:
+    """``line:column``, or ``cell N:line:column`` for a finding in a notebook (ruff's form)."""
+    cell = cell_of(f)
+    return (f"cell {cell}:" if cell is not None else "") + f"{f.span.line}:{f.span.col + 1}"
+
+
+def _related_where(f: Finding, i: int, line: int) -> str:
+    cell = related_cell(f, i)
+    return (f"cell {cell}:" if cell is not None else "") + str(line)
+
+
+def _related_json(f: Finding, path: str) -> list[dict]:
+    out = []
+    for i, r in enumerate(f.related):
+        entry = {"path": _show(r.path, path), "line": r.span.line, "message": r.message}
+        cell = related_cell(f, i)
+        if cell is not None:
+            entry["cell"] = cell
+        out.append(entry)
+    return out
+
+
 def finding_json(path: str, f: Finding) -> dict:
-    """One finding in the JSON format: 1-based lines and columns, columns in characters."""
+    """One finding in the JSON format: 1-based lines and columns, columns in characters; in a
+    notebook, ``cell`` (1-based, every cell counted) with lines counted inside the cell."""
+    cell = cell_of(f)
     return {
         "path": path,
+        **({"cell": cell} if cell is not None else {}),
         "line": f.span.line,
         "column": f.span.col + 1,
         "end_line": f.span.end_line,
@@ -72,7 +98,7 @@ def finding_json(path: str, f: Finding) -> dict:
         "record": f.record,
         "severity": f.severity.value,
         "message": f.message,
-        "related": [{"path": _show(r.path, path), "line": r.span.line, "message": r.message} for r in f.related],
+        "related": _related_json(f, path),
     }
 
 
@@ -88,11 +114,12 @@ def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> st
             files += 1
         for f in fs:
             count += 1
-            lines.append(f"{printable(path)}:{f.span.line}:{f.span.col + 1}: {printable(f.code)} "
+            lines.append(f"{printable(path)}:{where(f)}: {printable(f.code)} "
                          f"[{f.severity.value}] {printable(f.message)}")
             if show_related:
-                for r in f.related:
-                    lines.append(f"    {printable(_show(r.path, path))}:{r.span.line}: {printable(r.message)}")
+                for i, r in enumerate(f.related):
+                    lines.append(f"    {printable(_show(r.path, path))}:{_related_where(f, i, r.span.line)}: "
+                                 f"{printable(r.message)}")
     lines.append(f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}."
                  if count else "No problems found.")
     return "\n".join(lines)
@@ -112,10 +139,43 @@ def to_github(results: Iterable[FileFindings]) -> str:
     for path, fs in results:
         for f in fs:
             level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
+            cell = cell_of(f)
+            if cell is not None:  # a line of the .ipynb file would be a line of its JSON: on the file, saying where
+                props = f"file={_gh_escape(path, True)},title={_gh_escape(f.code, True)}"
+                out.append(f"::{level} {props}::{_gh_escape(where(f) + ': ' + f.message)}")
+                continue
             props = (f"file={_gh_escape(path, True)},line={f.span.line},col={f.span.col + 1},"
                      f"endLine={f.span.end_line},endColumn={f.span.end_col + 1},title={_gh_escape(f.code, True)}")
             out.append(f"::{level} {props}::{_gh_escape(f.message)}")
     return "\n".join(out)
+
+
+def _sarif_cell(cell: int | None) -> dict:
+    # SARIF has no notebook cells: the region is counted inside the cell the property names.
+    return {"properties": {"cell": cell}} if cell is not None else {}
+
+
+def statistics(results: Iterable[FileFindings], fixable=None) -> list[dict]:
+    """Findings counted per code, most frequent first (``check --statistics``); ``fixable``:
+    whether a finding has a fix ``check --fix`` would apply."""
+    counts: dict[str, dict] = {}
+    for _, fs in results:
+        for f in fs:
+            row = counts.setdefault(f.code, {"code": f.code, "name": f.rule, "count": 0, "fixable": False})
+            row["count"] += 1
+            if fixable is not None and fixable(f):
+                row["fixable"] = True
+    return sorted(counts.values(), key=lambda r: (-r["count"], r["code"]))
+
+
+def statistics_text(rows: Sequence[dict]) -> str:
+    """As ruff prints them: count, code, ``[*]`` when fixable, the rule's name."""
+    if not rows:
+        return "No problems found."
+    width = max(len(str(r["count"])) for r in rows)
+    code_width = max(len(r["code"]) for r in rows)
+    return "\n".join(f"{r['count']:>{width}}\t{printable(r['code']):<{code_width}}\t"
+                     f"{'[*]' if r['fixable'] else '[ ]'} {printable(r['name'])}" for r in rows)
 
 
 def to_sarif(results: Iterable[FileFindings], rules: Sequence[object], records: dict[str, str]) -> str:
@@ -142,9 +202,10 @@ def to_sarif(results: Iterable[FileFindings], rules: Sequence[object], records: 
                 "relatedLocations": [
                     {"id": i, "message": {"text": r.message},
                      "physicalLocation": {"artifactLocation": {"uri": _show(r.path, path)},
-                                          "region": {"startLine": r.span.line, "startColumn": r.span.col + 1}}}
+                                          "region": {"startLine": r.span.line, "startColumn": r.span.col + 1}},
+                     **_sarif_cell(related_cell(f, i))}
                     for i, r in enumerate(f.related)],
-                "properties": {"record": f.record},
+                "properties": {"record": f.record, **({"cell": cell_of(f)} if cell_of(f) is not None else {})},
             })
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

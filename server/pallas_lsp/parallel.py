@@ -39,8 +39,14 @@ def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
         findings = _WORKER.check_file(Path(p))
         # Contexts hold references into syntax trees: keep findings plain for pickling.
         # (Fix builders hold the analysis: only built fixes cross, and only for `check --fix`.)
-        out.append((p, [replace(f.detached(with_fixes=_WITH_FIXES), contexts=(), extra={}) for f in findings]))
+        # (A notebook finding's cells are plain data and cross too.)
+        out.append((p, [replace(f.detached(with_fixes=_WITH_FIXES), contexts=(), extra=_plain_extra(f.extra))
+                        for f in findings]))
     return out
+
+
+def _plain_extra(extra: dict) -> dict:
+    return {k: extra[k] for k in ("cell", "related_cells") if k in extra}
 
 
 def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
