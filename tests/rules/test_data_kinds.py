@@ -26,6 +26,7 @@ KINDS = {
     "gpu-interpret-tma-store-predicate": ("PAL107",),
     "gpu-interpret-scalar-prefetch": ("PAL108",),
     "gpu-interpret-ref-union-pallas-call-scratch": ("PAL109",),
+    "gpu-interpret-cluster-barrier-leader-tracked": ("PAL110", "PAL111"),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),
     "tpu-interpret-run-scoped-collective-axes": ("PAL203",),

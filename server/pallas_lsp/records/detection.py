@@ -46,6 +46,9 @@ and ``{value}`` (its literal value).
 
 Additions for the wave-2 kinds (all optional):
 
+* ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
+  index ``n`` on and every keyword argument's value, seen as one list
+  (``pl.run_scoped(body, *types, **kw_types)``: ``{"rest": 1}``).
 * ``"loweredFor": ["cuda", ...]``: only contexts compiled by an explicit lowering or export
   for one of these platforms (``.lower(lowering_platforms=("cuda",))``,
   ``jax.export(..., platforms=["cuda"])``), and in one of ``modes``: ``"modes":
@@ -89,9 +92,13 @@ MAX_TEXT = 2000
 class ArgRef:
     position: int | None = None
     keyword: str | None = None
+    rest: int | None = None  # the positional arguments from this index on, and every keyword's value
+
 
     @property
     def words(self) -> str:
+        if self.rest is not None:
+            return f"the arguments from {self.rest + 1} on"
         if self.keyword and self.position is not None:
             return f"`{self.keyword}=` (argument {self.position + 1})"
         return f"`{self.keyword}=`" if self.keyword else f"argument {(self.position or 0) + 1}"
@@ -176,10 +183,17 @@ def _apis(v: Any, where: str) -> tuple[str, ...]:
 
 def _argref(v: Any, where: str) -> ArgRef:
     if not isinstance(v, dict) or not v:
-        raise DetectionError(where, "must be an object with `position` and/or `keyword`")
-    unknown = set(v) - {"position", "keyword"}
+        raise DetectionError(where, "must be an object with `position` and/or `keyword` (or `rest`)")
+    unknown = set(v) - {"position", "keyword", "rest"}
     if unknown:
-        raise DetectionError(f"{where}.{sorted(unknown)[0]}", "unknown field (expected `position` or `keyword`)")
+        raise DetectionError(f"{where}.{sorted(unknown)[0]}", "unknown field (expected `position`, `keyword` or `rest`)")
+    if "rest" in v:
+        rest = v["rest"]
+        if set(v) != {"rest"}:
+            raise DetectionError(where, "`rest` stands alone (no `position` or `keyword` beside it)")
+        if not isinstance(rest, int) or isinstance(rest, bool) or not 0 <= rest < 64:
+            raise DetectionError(f"{where}.rest", "must be an integer from 0 to 63")
+        return ArgRef(rest=rest)
     pos = v.get("position")
     kw = v.get("keyword")
     if pos is not None and (not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 64):
@@ -203,6 +217,8 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     if not isinstance(c, dict):
         raise DetectionError(where, "must be an object")
     arg = _argref(c.get("argument"), f"{where}.argument")
+    if arg.rest is not None and "contains" not in c:
+        raise DetectionError(f"{where}.argument.rest", "`rest` (the arguments as a list) takes a `contains` test")
     tests = [t for t in TESTS if t in c]
     unknown = set(c) - set(TESTS) - {"argument", "where"}
     if unknown:

@@ -158,6 +158,11 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
     ev = hit.ev
     if site.has_star and c.argument.position is not None and c.test == "missing":
         return None  # *args may pass it
+    if c.argument.rest is not None:  # (a `contains` test over the arguments as a list)
+        o = order if order is not None else ev.order_of(site)
+        items = [(n, site.scope, o) for n in site.node.args[c.argument.rest:] if not isinstance(n, ast.Starred)]
+        items += [(k.value, site.scope, o) for k in site.node.keywords if k.arg is not None]
+        return _contained(hit, ev, TupleVal(tuple(items)), c)
     got = _argument(hit, site, c.argument, launch=launch)
     if c.test == "missing":
         if got is None:
@@ -202,8 +207,13 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
             if not all(_holds(hit, found.site, found.order, sub) for sub in c.where):
                 return None
         return found
-    # contains
-    v = ev.value(node, scope, o)
+    return _contained(hit, ev, ev.value(node, scope, o), c)
+
+
+def _contained(hit: Hit, ev, v, c: Condition):
+    """The item of a literal list or tuple ``v`` that is a call of ``c``'s APIs and meets its
+    ``where``, or None."""
+    names = {api.canonical(a) for a in c.value}
     if not isinstance(v, TupleVal):
         return None
     for n, s, io in v.items:
