@@ -27,6 +27,8 @@ KINDS = {
     "gpu-interpret-scalar-prefetch": ("PAL108",),
     "gpu-interpret-ref-union-pallas-call-scratch": ("PAL109",),
     "gpu-interpret-cluster-barrier-leader-tracked": ("PAL110", "PAL111"),
+    "gpu-interpret-foreign-memory-space": ("PAL112",),
+    "tpu-interpret-foreign-memory-space": ("PAL208", "PAL209"),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),
     "tpu-interpret-run-scoped-collective-axes": ("PAL203",),
