@@ -48,6 +48,8 @@ def _with(**changes) -> dict:
 BAD = [
     (_with(loweredFor="cuda"), "record.record.detection.loweredFor", "non-empty list"),
     (_with(loweredFor=["cuda", "metal"]), "record.record.detection.loweredFor[1]", "'metal' is not a platform"),
+    (_with(loweringSemantics=["warp"]), "record.record.detection.loweringSemantics", "non-empty list of warpgroup, lane"),
+    (_with(loweringSemantics=[]), "record.record.detection.loweringSemantics", "non-empty list"),
     (_with(underline={"condition": 3}), "record.record.detection.underline.condition", "index of a construct.where"),
     (_with(underline={"condition": 0}), "record.record.detection.underline.condition", "only an `api` or `contains`"),
     (_with(underline={"condition": True}), "record.record.detection.underline.condition", "index"),

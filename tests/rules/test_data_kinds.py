@@ -37,6 +37,7 @@ KINDS = {
     "hlo-interpret-core-index-signal": ("PAL207",),
     "mgpu-lower-copy-without-barrier": ("PAL301",),
     "mgpu-lower-pallas-call-compiler-params": ("PAL302",),
+    "mgpu-lower-im2col-warpgroup": ("PAL303",),
 }
 CODES = [code for codes in KINDS.values() for code in codes]
 
@@ -96,3 +97,16 @@ def test_record_files_are_the_kind_slug_and_pin_the_release():
         assert rec["id"] == rec["slug"] == slug
         assert rec["githubUrl"].startswith("https://github.com/jax-ml/jax/blob/jax-v0.12.0.1/")
         assert rec["githubUrl"].endswith(f"{rec['filePath']}#L{rec['lineNumber']}")
+
+
+def test_lowering_semantics_the_code_does_not_say_keeps_the_rule_quiet(engine: Engine) -> None:
+    """PAL303 speaks only when the lowering semantics are surely Warpgroup: compiler params
+    built by a helper (or any value the analysis cannot see) could say Lane."""
+    (ex,) = examples_for("PAL303").invalid
+    params = "plgpu.CompilerParams(\n                           lowering_semantics=plgpu.LoweringSemantics.Warpgroup)"
+    assert params in ex.code
+    unknown = ex.code.replace(params, "make_params()").replace("def main():", "def main(make_params=None):")
+    for text, flagged in ((ex.code, True), (unknown, False),
+                          (ex.code.replace(params, "plgpu.CompilerParams()"), True)):
+        found = [f for f in engine.analyse(text, "k.py").findings if f.code == "PAL303"]
+        assert bool(found) is flagged, text

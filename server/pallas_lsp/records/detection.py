@@ -18,6 +18,7 @@ worked example)::
       "launchedBy": ["<launch API name>", ...],                           # only kernels launched so
       "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
       "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
+      "loweringSemantics": ["warpgroup" | "lane"],                         # Mosaic GPU's, as the code says
       "underline": "construct" | {"argument": <argument>} | {"condition": <i>[, "argument": <argument>]},
       "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
@@ -54,6 +55,10 @@ Additions for the wave-2 kinds (all optional):
   ``jax.export(..., platforms=["cuda"])``), and in one of ``modes``: ``"modes":
   ["mosaic-gpu"], "loweredFor": ["cuda"]`` is a Mosaic GPU kernel lowered for CUDA. (The
   ``"cuda-lowering"`` mode, by contrast, is any kernel lowered for CUDA.)
+* ``"loweringSemantics": ["warpgroup" | "lane", ...]``: only Mosaic GPU kernels whose lowering
+  semantics the code surely says: ``plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.X)``,
+  or Warpgroup (the default) when the launch has no compiler params or they do not set it.
+  Compiler params the analysis cannot see keep the rule quiet.
 * ``"underline": {"condition": <i>}``: the call the ``i``-th ``construct.where`` condition
   found (its ``api`` test: the call the argument is; its ``contains`` test: the item of the
   list), wherever that call is written (``spec = pltpu.PrefetchScalarGridSpec(...)`` a few
@@ -76,6 +81,7 @@ from typing import Any
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
 TESTS = ("missing", "present", "passed", "truthy", "falsy", "equals", "notIn", "greaterThan", "api", "contains")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
+SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
 PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value"}
 FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
@@ -138,6 +144,7 @@ class Detection:
     # ``underline``, that call's argument).
     underline_condition: int | None = None
     lowered_for: tuple[str, ...] = ()
+    lowering_semantics: tuple[str, ...] = ()  # Mosaic GPU's, as the code surely says
     error: str = "{errorClass}: {errorMessage}"
     headline: str = "`{label}` cannot run in {context}"
     fixes: tuple[FixSpec, ...] = ()
@@ -346,7 +353,7 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
 
 def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
-             "error", "headline", "fixes", "loweredFor"} | ({"also"} if allow_also else set())
+             "error", "headline", "fixes", "loweredFor", "loweringSemantics"} | ({"also"} if allow_also else set())
     unknown = set(obj) - known
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
@@ -383,6 +390,12 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
             if p not in PLATFORMS:
                 raise DetectionError(f"{where}.loweredFor[{i}]", f"{p!r} is not a platform ({', '.join(PLATFORMS)})")
         lowered_for = tuple(lf)
+    semantics: tuple[str, ...] = ()
+    if "loweringSemantics" in obj:
+        ls = obj["loweringSemantics"]
+        if not isinstance(ls, list) or not ls or any(x not in SEMANTICS for x in ls):
+            raise DetectionError(f"{where}.loweringSemantics", f"must be a non-empty list of {', '.join(SEMANTICS)}")
+        semantics = tuple(ls)
     unless = obj.get("unlessInterpretParams")
     unless_params: tuple[tuple[str, Any], ...] = ()
     if unless is not None:
@@ -415,7 +428,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     return Detection(
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
-        underline_condition=underline_condition, lowered_for=lowered_for,
+        underline_condition=underline_condition, lowered_for=lowered_for, lowering_semantics=semantics,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
         fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))

@@ -65,6 +65,9 @@ class DataRule(Rule):
             return False  # (only a lowering or export the code spells out for that platform)
         if self.launch_apis is not None and hit.launch.api.name not in self.launch_apis:
             return False
+        if self.detection.lowering_semantics and \
+                _lowering_semantics(hit) not in self.detection.lowering_semantics:
+            return False  # (or it cannot be told: stay quiet)
         for name, value in self.detection.unless_params:
             got = _interpret_param(hit, name)
             if got is NOT_KNOWN or got == value:
@@ -328,6 +331,24 @@ def _params_call(hit: Hit) -> CallSite | None:
             return None
         site = v.site
     return None
+
+
+def _lowering_semantics(hit: Hit) -> str | None:
+    """Mosaic GPU's lowering semantics of the launch ("warpgroup", the default, or "lane"), or
+    None when the code does not surely say (compiler params built where the analysis cannot see)."""
+    ev = hit.ev
+    opt = hit.launch_option("compiler_params")
+    if opt is None:
+        return "warpgroup"
+    v = ev.value(*opt)
+    if not isinstance(v, CallVal) or ev.called_api(v) not in api.GPU_COMPILER_PARAMS or v.site.has_star:
+        return None
+    node = ev.kwarg(v.site, "lowering_semantics")
+    if node is None:
+        return "warpgroup"
+    name = ev.ext_name(ev.value(node, v.site.scope, v.order)) or ""
+    return {"LoweringSemantics.Warpgroup": "warpgroup", "LoweringSemantics.Lane": "lane"}.get(
+        ".".join(name.split(".")[-2:]))
 
 
 def _interpret_param(hit: Hit, name: str) -> Any:
