@@ -28,6 +28,7 @@ KINDS = {
     "gpu-interpret-ref-union-pallas-call-scratch": ("PAL109",),
     "gpu-interpret-cluster-barrier-leader-tracked": ("PAL110", "PAL111"),
     "gpu-interpret-foreign-memory-space": ("PAL112",),
+    "gpu-interpret-transposed-tma-destination": ("PAL113",),
     "tpu-interpret-foreign-memory-space": ("PAL208", "PAL209"),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),

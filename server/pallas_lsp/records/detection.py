@@ -37,7 +37,8 @@ not count), ``"passed": true`` (passed, and not the literal ``None``: for an arg
 only be a Ref or a value, such as a barrier, where a name the analysis cannot follow is still
 not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
 JAX's ``if value:`` sees it: a literal, or a literal tuple or list by its length; ``falsy``
-includes ``None``), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
+includes ``None``), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
+written there or bound to a name, indexed or not), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
 ``"greaterThan": <int>``, ``"api": [<name>, ...]`` (it is that API, or a call of it, seen
 through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal
 list or tuple holding a call of that API; ``where`` is tested on that call). ``"api"`` may have
@@ -79,7 +80,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "equals", "notIn", "greaterThan", "api", "contains")
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "equals", "notIn", "greaterThan", "api", "contains")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
@@ -235,7 +236,7 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy"):
+    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "equals":

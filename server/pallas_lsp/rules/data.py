@@ -174,6 +174,8 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
     if got is None:
         return None
     node, scope, o = got
+    if c.test == "transposed":
+        return _HELD if _transposed_view(ev, node, scope, o) else None
     if c.test == "passed":
         v = _resolved(hit, ev.value(node, scope, o))
         return None if isinstance(v, Const) and v.value is None else _HELD
@@ -283,6 +285,27 @@ def _base(node: ast.AST) -> ast.AST:
         else:
             break
     return node
+
+
+def _transposed_view(ev, node: ast.AST, scope, order) -> bool:
+    """Whether the expression is a Ref view made by ``.T`` or ``.transpose(...)`` (through
+    indexing, ``.at[...]`` and names bound to such views)."""
+    for _ in range(8):
+        if isinstance(node, ast.Attribute) and node.attr == "T":
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "transpose":
+            return True
+        base = _base(node)
+        if base is not node:
+            node = base
+            continue
+        if not isinstance(node, ast.Name):
+            return False
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "assign" or b.node is None or b.scope is None:
+            return False
+        node, scope = b.node, b.scope
+    return False
 
 
 def _view_source(ev, node: ast.AST, scope, order):
