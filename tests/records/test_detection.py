@@ -143,6 +143,13 @@ def test_a_variant_without_its_own_construct_inherits_underline_and_fixes():
     assert [f.title for f in v.fixes] == ["Drop it"]
 
 
+def test_the_api_placeholder_is_known():
+    assert parse_detection(_with(headline="`{api}` fails")).headline == "`{api}` fails"
+    with pytest.raises(DetectionError) as exc:
+        parse_detection(_with(headline="`{callee}` fails"))
+    assert exc.value.where == "detection.headline" and "{api}" in exc.value.message
+
+
 def test_detection_error_carries_the_field():
     with pytest.raises(DetectionError) as exc:
         parse_detection(_with(loweredFor=[]))

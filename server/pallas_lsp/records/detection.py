@@ -44,7 +44,8 @@ through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [..
 list or tuple holding a call of that API; ``where`` is tested on that call). ``"api"`` may have
 a ``"where"`` too, tested on the call the argument is. Templates may use ``{errorClass}``,
 ``{errorMessage}``, ``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code)
-and ``{value}`` (its literal value).
+and ``{value}`` (its literal value); ``{api}`` is the short name of the API the construct's call is
+(``jnp.cumsum``), for a construct that names several.
 
 Additions for the wave-2 kinds (all optional):
 
@@ -84,7 +85,7 @@ TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "equal
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
-PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value"}
+PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api"}
 FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")

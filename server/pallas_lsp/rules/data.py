@@ -18,7 +18,7 @@ from ..analysis.fixes import add_kwarg, remove_kwarg
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
-from ..records.detection import ArgRef, Condition, Detection, FixSpec
+from ..records.detection import ArgRef, Condition, Detection, FixSpec, _short
 
 _MODES = {
     "interpret": Mode.INTERPRET, "tpu-interpret": Mode.TPU_INTERPRET, "gpu-interpret": Mode.GPU_INTERPRET,
@@ -122,7 +122,7 @@ class DataRule(Rule):
             lit = hit.ev.const(arg_node[0], arg_node[1], arg_node[2])
             value = str(lit) if lit is not NOT_KNOWN else argument
         return _Safe(errorClass=rec.error_class, errorMessage=rec.error_message, label=self.label,
-                     context=hit.context.words, argument=argument, value=value)
+                     context=hit.context.words, argument=argument, value=value, api=_short(hit.api))
 
 
 def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
