@@ -36,6 +36,7 @@ KINDS = {
     "hlo-interpret-run-scoped-collective-axes": ("PAL204", "PAL205"),
     "hlo-interpret-remote-signal": ("PAL206",),
     "hlo-interpret-core-index-signal": ("PAL207",),
+    "hlo-interpret-padding-with-aliasing": ("PAL210", "PAL211"),
     "mgpu-lower-copy-without-barrier": ("PAL301",),
     "mgpu-lower-pallas-call-compiler-params": ("PAL302",),
     "mgpu-lower-im2col-warpgroup": ("PAL303",),
@@ -118,3 +119,11 @@ def test_the_api_placeholder_names_the_api_the_call_is(engine: Engine) -> None:
     (ex,) = examples_for("PAL305").invalid
     (f,) = [f for f in engine.analyse(ex.code, "k.py").findings if f.code == "PAL305"]
     assert f.message.startswith("`jnp.argsort` has no Mosaic GPU lowering"), f.message
+
+
+@pytest.mark.parametrize("aliases,flagged", [("{1: 0}", True), ("{}", False), ("dict(ALIASES)", False)])
+def test_aliasing_counts_only_when_the_dict_is_surely_not_empty(engine: Engine, aliases, flagged) -> None:
+    (ex,) = examples_for("PAL210").invalid
+    text = ex.code.replace("IN_PLACE = {1: 0}", f"IN_PLACE = {aliases}")
+    found = [f for f in engine.analyse(text, "k.py").findings if f.code == "PAL210"]
+    assert bool(found) is flagged

@@ -36,12 +36,15 @@ one, a comparison or arithmetic; a parameter or other value the analysis cannot 
 not count), ``"passed": true`` (passed, and not the literal ``None``: for an argument that can
 only be a Ref or a value, such as a barrier, where a name the analysis cannot follow is still
 not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
-JAX's ``if value:`` sees it: a literal, or a literal tuple or list by its length; ``falsy``
-includes ``None``), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
+JAX's ``if value:`` sees it: a literal, or a literal tuple, list or dict by its length;
+``falsy`` includes ``None``), ``"nonZero": true`` (a literal number other than 0, or a literal
+tuple or list of numbers with one that is not 0: ``pl.Element(n, (1, 1))``'s padding), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
 written there or bound to a name, indexed or not), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
 ``"greaterThan": <int>``, ``"api": [<name>, ...]`` (it is that API, or a call of it, seen
 through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal
-list or tuple holding a call of that API; ``where`` is tested on that call). ``"api"`` may have
+list or tuple holding a call of that API; ``where`` is tested on that call), or ``"anyLeaf":
+{"api": [...], "where": [...]}`` (the argument is such a call, or a literal list, tuple or dict
+holds one at any depth: a pytree of BlockSpecs). ``"api"`` may have
 a ``"where"`` too, tested on the call the argument is. Templates may use ``{errorClass}``,
 ``{errorMessage}``, ``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code)
 and ``{value}`` (its literal value); ``{api}`` is the short name of the API the construct's call is
@@ -81,7 +84,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "equals", "notIn", "greaterThan", "api", "contains")
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "equals", "notIn", "greaterThan",
+         "api", "contains", "anyLeaf")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
@@ -237,7 +241,7 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed"):
+    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "equals":
@@ -252,11 +256,11 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
             raise DetectionError(f"{where}.greaterThan", "must be an integer")
     elif test == "api":
         value = _apis(value, f"{where}.api")
-    elif test == "contains":
+    elif test in ("contains", "anyLeaf"):
         if not isinstance(value, dict) or "api" not in value or set(value) - {"api", "where"}:
-            raise DetectionError(f"{where}.contains", "must be an object with `api` (and optionally `where`)")
-        sub = _conditions(value.get("where"), f"{where}.contains.where", depth + 1)
-        value = _apis(value["api"], f"{where}.contains.api")
+            raise DetectionError(f"{where}.{test}", "must be an object with `api` (and optionally `where`)")
+        sub = _conditions(value.get("where"), f"{where}.{test}.where", depth + 1)
+        value = _apis(value["api"], f"{where}.{test}.api")
     if "where" in c:
         if test != "api":
             raise DetectionError(f"{where}.where", "only an `api` test can have `where`")
@@ -421,9 +425,9 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
                 raise DetectionError(f"{uw}.condition", f"must be the index of a construct.where condition "
                                                         f"(0 to {len(where_) - 1})" if where_ else
                                      "construct.where has no conditions to point at")
-            if where_[ci].test not in ("api", "contains"):
+            if where_[ci].test not in ("api", "contains", "anyLeaf"):
                 raise DetectionError(f"{uw}.condition", f"condition {ci} is a `{where_[ci].test}` test; only an "
-                                                        "`api` or `contains` test finds a call to underline")
+                                                        "`api`, `contains` or `anyLeaf` test finds a call to underline")
             underline_condition = ci
         if "argument" in u:
             underline = _argref(u["argument"], f"{uw}.argument")

@@ -181,8 +181,17 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         return None if isinstance(v, Const) and v.value is None else _HELD
     if c.test == "present":
         return _HELD if _surely_not_none(ev, _resolved(hit, ev.value(node, scope, o))) else None
+    if c.test == "nonZero":
+        return _HELD if _non_zero(ev, _resolved(hit, ev.value(node, scope, o))) else None
+    if c.test == "anyLeaf":
+        return _leaf(hit, ev, node, scope, o, c, 0)
     if c.test in ("truthy", "falsy"):
-        truth = _truth(ev, _resolved(hit, ev.value(node, scope, o)))
+        v = _resolved(hit, ev.value(node, scope, o))
+        if isinstance(v, Unknown) and v.reason == "Dict":
+            lit, ls = _expression(ev, node, scope, o)
+            v = TupleVal(tuple((k, ls, o) for k in lit.keys)) if isinstance(lit, ast.Dict) and \
+                None not in lit.keys else v  # (a literal dict, no ** in it: its keys count)
+        truth = _truth(ev, v)
         if truth is None:
             return None
         return _HELD if truth == (c.test == "truthy") else None
@@ -285,6 +294,56 @@ def _base(node: ast.AST) -> ast.AST:
         else:
             break
     return node
+
+
+def _expression(ev, node: ast.AST, scope, order):
+    """(the expression a name is bound to, through names, and its scope), or the node itself."""
+    for _ in range(8):
+        if not isinstance(node, ast.Name):
+            break
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "assign" or b.node is None or b.scope is None:
+            break
+        node, scope = b.node, b.scope
+    return node, scope
+
+
+def _non_zero(ev, v) -> bool:
+    if isinstance(v, Const):
+        return isinstance(v.value, (int, float)) and not isinstance(v.value, bool) and v.value != 0
+    if isinstance(v, TupleVal) and v.items:
+        nums = [ev.const(n, s, o) for n, s, o in v.items]
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in nums):
+            return any(x != 0 for x in nums)
+    return False
+
+
+def _leaf(hit: Hit, ev, node: ast.AST, scope, order, c: Condition, depth: int):
+    """The call of ``c``'s APIs (meeting its ``where``) that the value is, or that a literal list,
+    tuple or dict holds at any depth; None when there is none the code shows."""
+    if depth > 6:
+        return None
+    v = ev.value(node, scope, order)
+    names = {api.canonical(a) for a in c.value}
+    item = _api_call(ev, v, names)
+    if item is not None:
+        if not c.where:
+            return item
+        if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
+            return item
+        return None
+    if isinstance(v, TupleVal):
+        children = list(v.items)
+    elif isinstance(v, Unknown) and v.reason == "Dict":
+        lit, ls = _expression(ev, node, scope, order)
+        children = [(x, ls, order) for x in lit.values] if isinstance(lit, ast.Dict) else []
+    else:
+        return None
+    for n, s, o in children[:64]:
+        found = _leaf(hit, ev, n, s, o, c, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _transposed_view(ev, node: ast.AST, scope, order) -> bool:
