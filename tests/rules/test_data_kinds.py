@@ -29,6 +29,7 @@ KINDS = {
     "gpu-interpret-cluster-barrier-leader-tracked": ("PAL110", "PAL111"),
     "gpu-interpret-foreign-memory-space": ("PAL112",),
     "gpu-interpret-transposed-tma-destination": ("PAL113",),
+    "gpu-interpret-blockspec-not-whole-array": ("PAL114", "PAL115"),
     "tpu-interpret-foreign-memory-space": ("PAL208", "PAL209"),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),
@@ -126,4 +127,16 @@ def test_aliasing_counts_only_when_the_dict_is_surely_not_empty(engine: Engine, 
     (ex,) = examples_for("PAL210").invalid
     text = ex.code.replace("IN_PLACE = {1: 0}", f"IN_PLACE = {aliases}")
     found = [f for f in engine.analyse(text, "k.py").findings if f.code == "PAL210"]
+    assert bool(found) is flagged
+
+
+@pytest.mark.parametrize("index_map,flagged", [
+    ("lambda i: (i,)", True), ("lambda i: (0,)", False), ("lambda i: (1,)", True),
+    ("lambda i: (OFFSET,)", False),  # a value the analysis cannot tell (it may be 0)
+    ("lambda i: (i * 0,)", False),   # traced, so not a literal 0, but the test does not reach that far
+])
+def test_a_moving_index_map_is_one_the_code_shows(engine: Engine, index_map, flagged) -> None:
+    (ex,) = examples_for("PAL115").invalid
+    text = ex.code.replace("lambda i: (i,)", index_map).replace("def main():", "def main(OFFSET=None):")
+    found = [f for f in engine.analyse(text, "k.py").findings if f.code == "PAL115"]
     assert bool(found) is flagged

@@ -38,7 +38,10 @@ only be a Ref or a value, such as a barrier, where a name the analysis cannot fo
 not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
 JAX's ``if value:`` sees it: a literal, or a literal tuple, list or dict by its length;
 ``falsy`` includes ``None``), ``"nonZero": true`` (a literal number other than 0, or a literal
-tuple or list of numbers with one that is not 0: ``pl.Element(n, (1, 1))``'s padding), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
+tuple or list of numbers with one that is not 0: ``pl.Element(n, (1, 1))``'s padding),
+``"movingIndexMap": true`` (a lambda or def, written there or bound to a name, that returns an
+index which is surely not the literal 0 when traced: one of its own parameters, or a number
+other than 0; ``lambda i: (i, 0)``), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
 written there or bound to a name, indexed or not), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
 ``"greaterThan": <int>``, ``"api": [<name>, ...]`` (it is that API, or a call of it, seen
 through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal
@@ -84,7 +87,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "equals", "notIn", "greaterThan",
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "equals", "notIn", "greaterThan",
          "api", "contains", "anyLeaf")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
@@ -241,7 +244,7 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero"):
+    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "equals":

@@ -181,6 +181,8 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         return None if isinstance(v, Const) and v.value is None else _HELD
     if c.test == "present":
         return _HELD if _surely_not_none(ev, _resolved(hit, ev.value(node, scope, o))) else None
+    if c.test == "movingIndexMap":
+        return _HELD if _moving_index_map(ev, ev.value(node, scope, o)) else None
     if c.test == "nonZero":
         return _HELD if _non_zero(ev, _resolved(hit, ev.value(node, scope, o))) else None
     if c.test == "anyLeaf":
@@ -306,6 +308,30 @@ def _expression(ev, node: ast.AST, scope, order):
             break
         node, scope = b.node, b.scope
     return node, scope
+
+
+def _moving_index_map(ev, v) -> bool:
+    """Whether a function (lambda or def) surely returns an index that is not the literal 0 when
+    traced: one of its parameters as it is, or a number other than 0. Anything else (a value the
+    analysis cannot tell, which may well be a Python 0) does not count."""
+    if not isinstance(v, FuncVal):
+        return False
+    scope = v.scope
+    params = {p[0] for p in scope.params}
+    if scope.node is None:
+        return False
+    returned = [scope.node.body] if isinstance(scope.node, ast.Lambda) else list(scope.returns)
+    if len(returned) != 1:
+        return False  # (several returns: which one runs cannot be told)
+    body = returned[0]
+    elements = body.elts if isinstance(body, (ast.Tuple, ast.List)) else [body]
+    for e in elements:
+        if isinstance(e, ast.Name) and e.id in params:
+            return True
+        lit = ev.const(e, scope)
+        if isinstance(lit, (int, float)) and not isinstance(lit, bool) and lit != 0:
+            return True
+    return False
 
 
 def _non_zero(ev, v) -> bool:
