@@ -1,0 +1,205 @@
+"""The lowering tables: which primitives a public jax function emits, and which primitives each
+Pallas backend lowers.
+
+The tables are data generated from the pinned jax by ``scripts/gen_lowering_tables.py`` and shipped
+in ``pallas_lsp/records/lowering/`` (backends.json, functions.json, metadata.json); this module
+only reads them (no jax import). How they were made, and what they hold, is in metadata.json.
+
+A function entry maps to primitives either directly or through variants, each traced under some
+*facts*: keyword values (``approximate``: False), the kind of a positional argument (``"array"``,
+``"int"``, ``"float"``), and a few facts of their own (``arg_dtype``, ``arg_ndim`` of the first
+array, ``index`` for indexing, ``other`` for operators, ``bounds`` for ``fori_loop``). A query
+gives the facts it knows; a keyword it leaves out stands for the keyword's default; a variant
+matches when every fact both name agrees. The answer is what every matching variant emits
+(``always``) and what some do (``sometimes``).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+
+class _Unknown:
+    """A fact whose value the caller cannot tell (a keyword passed a non-literal)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+# Backend names of the tables: Mosaic TPU per core type, Triton, Mosaic GPU per lowering
+# semantics (and, for the *_warp_threads ones, user thread semantics Warp).
+TPU = "tpu"
+TRITON = "triton"
+MOSAIC_GPU_WARPGROUP = "mosaic_gpu_warpgroup"
+MOSAIC_GPU_LANE = "mosaic_gpu_lane"
+
+
+def fact_value(value: Any) -> Any:
+    """A Python value as the tables record it: bools, None and strings as themselves, ints as
+    "int", floats as "float", tuples and lists as "tuple". (The generator does the same.)"""
+    if value is None or isinstance(value, (bool, str)) or value is UNKNOWN:
+        return value
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, (tuple, list)):
+        return "tuple"
+    return "array"
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """The primitives a call emits: in every traced variant that matches (always), in some
+    (sometimes). exact is False when a fact of the query was never traced (the answer then
+    comes from the variants traced under other values)."""
+
+    always: frozenset[str]
+    sometimes: frozenset[str]
+    variants: int
+    exact: bool
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    primitives: frozenset[str]
+    how: str
+    error: str
+
+
+class LoweringTables:
+    """The three tables, loaded once (see :func:`tables`)."""
+
+    def __init__(self, backends: Mapping, functions: Mapping, metadata: Mapping) -> None:
+        self._backends = {
+            name: Backend(name, frozenset(entry["primitives"]), entry.get("how", ""),
+                          entry.get("error", ""))
+            for name, entry in backends["backends"].items()
+        }
+        self._functions = dict(functions["functions"])
+        self.metadata = dict(metadata)
+
+    @property
+    def jax_version(self) -> str:
+        return self.metadata.get("jax_version", "")
+
+    @property
+    def jaxlib_version(self) -> str:
+        return self.metadata.get("jaxlib_version", "")
+
+    # -- backends ---------------------------------------------------------------------------
+
+    def backend_names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._backends))
+
+    def backend(self, name: str) -> Backend:
+        return self._backends[name]
+
+    def lowers(self, backend: str, primitive: str) -> bool:
+        """Does the backend's Pallas lowering register a rule for the primitive? (A rule can
+        still reject parameters, shapes, dtypes or layouts.)"""
+        return primitive in self._backends[backend].primitives
+
+    def lowered_by_none(self, primitive: str, backends: Sequence[str] = (
+            TPU, TRITON, MOSAIC_GPU_WARPGROUP, MOSAIC_GPU_LANE)) -> bool:
+        return not any(self.lowers(b, primitive) for b in backends)
+
+    # -- functions --------------------------------------------------------------------------
+
+    def function_names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._functions))
+
+    def knows(self, function: str) -> bool:
+        return function in self._functions
+
+    def parameters(self, function: str) -> tuple[str, ...]:
+        """The positional parameter names of the function, as traced ('*name' for varargs)."""
+        return tuple(self._functions.get(function, {}).get("params", ()))
+
+    def skipped(self) -> Mapping[str, str]:
+        """Public callables the generator could not trace, with the reason."""
+        return self.metadata.get("skipped", {})
+
+    def emitted(self, function: str, facts: Mapping[str, Any] | None = None,
+                positional: Sequence[Any] = ()) -> Emitted | None:
+        """The primitives ``function`` emits when called with these facts, or None when the
+        function is not in the table. ``facts``: keyword values and fact names (values as
+        Python values, or :data:`UNKNOWN`; dtypes as names such as "float32"). ``positional``:
+        the values passed positionally, mapped to the parameter names (UNKNOWN where the
+        argument is not a literal)."""
+        entry = self._functions.get(function)
+        if entry is None:
+            return None
+        query = {k: fact_value(v) for k, v in entry.get("defaults", {}).items()}
+        for name, value in zip(self.parameters(function), positional):
+            if name.startswith("*"):
+                break
+            query[name] = fact_value(value)
+        for name, value in (facts or {}).items():
+            query[name] = fact_value(value)
+        known = {k: v for k, v in query.items() if v is not UNKNOWN}
+
+        exact = _traced_with_covers(entry.get("traced_with", {}), known) and all(
+            k in _fact_names(entry) for k in known)
+        if "primitives" in entry:
+            prims = frozenset(entry["primitives"])
+            return Emitted(prims, prims, 1, exact)
+        variants = entry["variants"]
+        matching = [v for v in variants if _matches(v["facts"], known)]
+        if not matching:
+            # A fact no variant was traced with: answer from the variants that agree on the
+            # facts that were traced, and say it is not exact.
+            exact = False
+            traced = {k for v in variants for k in v["facts"]}
+            relaxed = {k: v for k, v in known.items()
+                       if k in traced and any(var["facts"].get(k, v) == v for var in variants)}
+            matching = [v for v in variants if _matches(v["facts"], relaxed)] or variants
+        sets = [frozenset(v["primitives"]) for v in matching]
+        return Emitted(frozenset.intersection(*sets), frozenset.union(*sets), len(matching), exact)
+
+    def unlowered(self, backend: str, function: str, facts: Mapping[str, Any] | None = None,
+                  positional: Sequence[Any] = ()) -> frozenset[str] | None:
+        """The primitives the call surely emits that the backend has no lowering rule for
+        (None when the function is not in the table)."""
+        emitted = self.emitted(function, facts, positional)
+        if emitted is None:
+            return None
+        return frozenset(p for p in emitted.always if not self.lowers(backend, p))
+
+
+def _fact_names(entry: Mapping[str, Any]) -> set[str]:
+    names = set(entry.get("traced_with", {})) | set(entry.get("defaults", {}))
+    for variant in entry.get("variants", ()):
+        names.update(variant["facts"])
+    return names
+
+
+def _matches(variant_facts: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    return all(variant_facts[k] == v for k, v in known.items() if k in variant_facts)
+
+
+def _traced_with_covers(traced_with: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    for key, traced in traced_with.items():
+        if key not in known:
+            continue
+        values = traced if isinstance(traced, list) else [traced]
+        if known[key] not in values:
+            return False
+    return True
+
+
+def _read(name: str) -> Any:
+    return json.loads((resources.files("pallas_lsp.records") / "lowering" / name).read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def tables() -> LoweringTables:
+    """The shipped tables, read once."""
+    return LoweringTables(_read("backends.json"), _read("functions.json"), _read("metadata.json"))
