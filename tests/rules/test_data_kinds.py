@@ -140,3 +140,36 @@ def test_a_moving_index_map_is_one_the_code_shows(engine: Engine, index_map, fla
     text = ex.code.replace("lambda i: (i,)", index_map).replace("def main():", "def main(OFFSET=None):")
     found = [f for f in engine.analyse(text, "k.py").findings if f.code == "PAL115"]
     assert bool(found) is flagged
+
+
+BLOCKED_GPU_INTERPRETED = """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = pltpu.load(x_ref) + 1.0
+
+
+def main():
+    x = jnp.ones((256,), jnp.float32)
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                         in_specs=[pl.BlockSpec((128,), lambda i: (i,))],
+                         out_specs=pl.BlockSpec((128,), lambda i: (i,)),
+                         interpret=plgpu.InterpretGPUParams())(x)
+"""
+
+
+def test_a_body_kind_is_quiet_when_the_launch_fails_earlier(engine: Engine) -> None:
+    """The GPU interpreter asserts a pallas_call's BlockSpecs are trivial before it interprets
+    the body (run under JAX 0.12.0.1: AssertionError, not the load's NotImplementedError), so
+    only PAL114 speaks; without the BlockSpecs the load is what fails."""
+    codes = [f.code for f in engine.analyse(BLOCKED_GPU_INTERPRETED, "k.py").findings]
+    assert codes == ["PAL114"], codes
+    unblocked = BLOCKED_GPU_INTERPRETED.replace(", grid=(2,),\n", ",\n").replace(
+        "                         in_specs=[pl.BlockSpec((128,), lambda i: (i,))],\n", "").replace(
+        "                         out_specs=pl.BlockSpec((128,), lambda i: (i,)),\n", "")
+    assert [f.code for f in engine.analyse(unblocked, "k.py").findings] == ["PAL104"]

@@ -19,6 +19,7 @@ worked example)::
       "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
       "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
       "loweringSemantics": ["warpgroup" | "lane"],                         # Mosaic GPU's, as the code says
+      "quietWhenLaunch": [<condition>, ...],                               # an earlier error of the launch
       "underline": "construct" | {"argument": <argument>} | {"condition": <i>[, "argument": <argument>]},
       "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
@@ -67,6 +68,10 @@ Additions for the wave-2 kinds (all optional):
   semantics the code surely says: ``plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.X)``,
   or Warpgroup (the default) when the launch has no compiler params or they do not set it.
   Compiler params the analysis cannot see keep the rule quiet.
+* ``"quietWhenLaunch": [<condition>, ...]``: conditions on the launch call (its keywords read
+  through wrappers and partials); when any of them holds, the rule says nothing. For an error
+  JAX raises only if an earlier check of the launch passed (the GPU interpreter asserts a
+  pallas_call's BlockSpecs are trivial before it interprets the body).
 * ``"underline": {"condition": <i>}``: the call the ``i``-th ``construct.where`` condition
   found (its ``api`` test: the call the argument is; its ``contains`` test: the item of the
   list), wherever that call is written (``spec = pltpu.PrefetchScalarGridSpec(...)`` a few
@@ -154,6 +159,7 @@ class Detection:
     underline_condition: int | None = None
     lowered_for: tuple[str, ...] = ()
     lowering_semantics: tuple[str, ...] = ()  # Mosaic GPU's, as the code surely says
+    quiet_when_launch: tuple[Condition, ...] = ()  # any holding on the launch call: no report
     error: str = "{errorClass}: {errorMessage}"
     headline: str = "`{label}` cannot run in {context}"
     fixes: tuple[FixSpec, ...] = ()
@@ -362,7 +368,7 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
 
 def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
-             "error", "headline", "fixes", "loweredFor", "loweringSemantics"} | ({"also"} if allow_also else set())
+             "error", "headline", "fixes", "loweredFor", "loweringSemantics", "quietWhenLaunch"} | ({"also"} if allow_also else set())
     unknown = set(obj) - known
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
@@ -399,6 +405,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
             if p not in PLATFORMS:
                 raise DetectionError(f"{where}.loweredFor[{i}]", f"{p!r} is not a platform ({', '.join(PLATFORMS)})")
         lowered_for = tuple(lf)
+    quiet = _conditions(obj.get("quietWhenLaunch"), f"{where}.quietWhenLaunch")
     semantics: tuple[str, ...] = ()
     if "loweringSemantics" in obj:
         ls = obj["loweringSemantics"]
@@ -438,6 +445,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
         underline_condition=underline_condition, lowered_for=lowered_for, lowering_semantics=semantics,
+        quiet_when_launch=quiet,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
         fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))

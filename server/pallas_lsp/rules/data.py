@@ -78,6 +78,11 @@ class DataRule(Rule):
         d = self.detection
         site = hit.site
         launch = hit.kind == "launch"
+        if d.quiet_when_launch:
+            lsite = hit.launch.site
+            lorder = hit.ev.order_of(lsite)
+            if any(_witness(hit, lsite, lorder, c, launch=True) is not None for c in d.quiet_when_launch):
+                return None  # (JAX fails earlier, on the launch: another kind)
         found = []
         for c in d.where:
             w = _witness(hit, site, hit.ev.order_of(site), c, launch=launch)
