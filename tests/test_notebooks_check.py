@@ -136,6 +136,12 @@ def test_joining_keeps_every_line_in_place():
     assert [(c.cell, c.first_line, len(c.lines)) for c in joined.cells] == [(1, 1, 3), (3, 4, 2)]
 
 
+def test_ipython_syntax_is_blanked():
+    cell = "files = !ls\nt = %timeit -o f()\nnp.zeros?\n?np\nx = 1  # a comment?\ny = {'a': 1}\n"
+    joined = join_notebook(notebook(code(cell)))
+    assert joined.text == "\n\n\n\nx = 1  # a comment?\ny = {'a': 1}\n"
+
+
 def test_statistics_and_exit_zero(tmp_path, capsys):
     (tmp_path / "nb.ipynb").write_text(issue_notebook())
     (tmp_path / "broken.ipynb").write_text("[")

@@ -22,7 +22,8 @@ from .analysis.module import Span
 
 NOTEBOOK_SUFFIX = ".ipynb"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # Python's own line breaks (not str.splitlines' others)
-_MAGIC_OR_SHELL = re.compile(r"^[ \t]*[%!]")
+# IPython, not Python: `%magic`, `!shell`, `x = %magic`, `files = !ls`, `?obj`, `obj?`, `obj??`.
+_MAGIC_OR_SHELL = re.compile(r"^[ \t]*(?:[%!?]|[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*[%!]|[\w.]+\?\??[ \t]*$)")
 
 
 class NotebookError(ValueError):
