@@ -54,6 +54,15 @@ def fact_value(value: Any) -> Any:
     return "array"
 
 
+# Facts whose values are taken as given rather than normalised by fact_value: the rank of the
+# first array argument is recorded as the int itself.
+RAW_FACTS = frozenset({"arg_ndim"})
+
+
+def _normalised(name: str, value: Any) -> Any:
+    return value if name in RAW_FACTS else fact_value(value)
+
+
 @dataclass(frozen=True)
 class Emitted:
     """The primitives a call emits: in every traced variant that matches (always), in some
@@ -137,13 +146,13 @@ class LoweringTables:
         entry = self._functions.get(function)
         if entry is None:
             return None
-        query = {k: fact_value(v) for k, v in entry.get("defaults", {}).items()}
+        query = {k: _normalised(k, v) for k, v in entry.get("defaults", {}).items()}
         for name, value in zip(self.parameters(function), positional):
             if name.startswith("*"):
                 break
-            query[name] = fact_value(value)
+            query[name] = _normalised(name, value)
         for name, value in (facts or {}).items():
-            query[name] = fact_value(value)
+            query[name] = _normalised(name, value)
         known = {k: v for k, v in query.items() if v is not UNKNOWN}
 
         exact = _traced_with_covers(entry.get("traced_with", {}), known) and all(
