@@ -56,6 +56,10 @@ and ``{value}`` (its literal value); ``{api}`` is the short name of the API the 
 
 Additions for the wave-2 kinds (all optional):
 
+* The tests ``passed``, ``truthy``, ``falsy``, ``nonZero``, ``movingIndexMap``, ``transposed``
+  and ``anyLeaf`` above, and ``present`` meaning *surely not None* (it counted any value the
+  analysis could not tell); a helper's parameter is read as the call that reaches it from the
+  kernel passes it (``ping(sem, 0)`` for ``def ping(sem, core)``); the ``{api}`` placeholder.
 * ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
   index ``n`` on and every keyword argument's value, seen as one list
   (``pl.run_scoped(body, *types, **kw_types)``: ``{"rest": 1}``).
