@@ -33,7 +33,6 @@ import os
 import pkgutil
 import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -415,7 +414,6 @@ def trace_special(table: Table) -> None:
 
     f2, g2 = _arrays("float32", 2, 2)
     i2, j2 = _arrays("int32", 2, 2)
-    f1 = _arrays("float32", 1, 1)[0]
     bf2 = f2.astype(jnp.bfloat16)
     i8 = i2.astype(jnp.int8)
     mask = f2 > 3.0
