@@ -215,6 +215,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     from .rules import default_rule_set, rule_by_code
+    from .rules.examples import verified_on
 
     if args.format == "markdown":
         from .ruledocs import rules_markdown
@@ -228,7 +229,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         rows.append({"code": rule.code, "name": rule.name, "record": rule.record,
                      "record_loaded": rec is not None, "summary": rule.summary,
                      "kind": "python" if rule_by_code(rule.code) is not None else "data",
-                     "verified_on_jax": list(getattr(rule, "verified_on", ()))})
+                     "verified_on_jax": list(verified_on(rule))})
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
