@@ -186,3 +186,26 @@ def test_undecodable_file_name_does_not_stop_the_output(tmp_path):
                            text=True, timeout=120, env=env)
         assert p.returncode == 1, (fmt, p.stderr)
         assert "k\\udcff.py" in p.stdout, fmt
+
+
+def test_assume_interpret_reports_what_would_break_when_debugging_on_cpu(tmp_path):
+    text = (CORPUS / "get_global_interpret_true_basic.py").read_text().replace("        interpret=True,\n", "")
+    path = tmp_path / "compiled.py"
+    path.write_text(text)
+    assert run("check", "--no-config", str(path)).returncode == 0  # compiled: nothing fails here
+    proc = run("check", "--no-config", "--assume-interpret", "tpu", "--output-format", "json", str(path))
+    assert proc.returncode == 1  # asked for: the what-if counts
+    (f,) = json.loads(proc.stdout)
+    assert (f["code"], f["assumed"]) == ("PAL001", "tpu")
+    assert f["message"].startswith("What if (--assume-interpret tpu): ")
+    bad = run("check", "--assume-interpret", "cuda", str(path))
+    assert bad.returncode == 2
+
+
+def test_select_on_the_command_line_wins_over_the_project_file(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nselect = ["PAL004"]\n')
+    path = tmp_path / "k.py"
+    path.write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    assert run("check", str(path)).returncode == 0  # the file selects PAL004 only
+    proc = run("check", "--select", "PAL001", str(path))
+    assert proc.returncode == 1 and "PAL001" in proc.stdout

@@ -61,7 +61,7 @@ def unread_finding(path: Path, exc: FileReadError | SourceDecodeError) -> Findin
 
 @dataclass
 class Checker:
-    engine: Engine = field(default_factory=Engine)
+    engine: Engine = field(default_factory=lambda: _default_engine())
     base: Config = field(default_factory=Config)
     use_file_config: bool = True
     max_file_bytes: int = MAX_SOURCE_BYTES  # larger files get one PAL903 and are never read
@@ -73,16 +73,23 @@ class Checker:
             cfg = find_config(path)
         except (OSError, RuntimeError):  # a symlink loop cannot be resolved: its folder's config
             cfg = find_config(path.parent)
-        return cfg.merged(self.base)
+        merged = cfg.merged(self.base)
+        if self.base.select is not None:  # the command line's --select wins over the file's (as in ruff)
+            from dataclasses import replace
+
+            merged = replace(merged, select=self.base.select)
+        return merged
 
     program: object = None  # analysis.program.Program: follow imports across the checked tree
 
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
         if self.program is not None:
-            result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore)
+            result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
+                                            backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
             # One finding per failing construct: the reminders at launches in other modules are for editors.
             return [f for f in result.findings if not f.secondary]
-        result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore)
+        result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
+                                     backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
         return result.findings
 
     overlay: TextOverlay = field(default_factory=lambda: TextOverlay())
@@ -286,3 +293,9 @@ def unified_diff(result: FixResult) -> str:
                                  fromfile=result.path, tofile=result.path)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
                    for line in lines)
+
+
+def _default_engine() -> Engine:
+    from .rules import default_engine
+
+    return default_engine()

@@ -79,7 +79,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if any(unknown):
         return 2
     base = Config(select=select, ignore=ignore,
-                  records=tuple(str(Path(r).resolve()) for r in args.records or []))
+                  records=tuple(str(Path(r).resolve()) for r in args.records or []),
+                  assume_interpret=args.assume_interpret)
     from .runtime import tune_gc
 
     tune_gc(batch=True)
@@ -276,6 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--statistics", action="store_true",
                    help="print the number of findings per rule code instead of each finding "
                         "([*]: --fix would fix some; json with --output-format json)")
+    c.add_argument("--assume-interpret", choices=["true", "tpu", "gpu"],
+                   help="what would break when debugging on a CPU: analyse compiled launches as if launched "
+                        "with interpret=True, TPU interpret params or GPU interpret params (such findings say "
+                        "so and carry \"assumed\" in JSON)")
     c.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when there are findings (2 still means a usage or internal error)")
     c.set_defaults(func=cmd_check)

@@ -46,6 +46,8 @@ class Config:
     # The backends compiled launches whose backend the code does not say run on
     # ("tpu", "triton", "mosaic_gpu"; None: not set).
     backends: tuple[str, ...] | None = None
+    # ``check --assume-interpret``: analyse compiled launches as if launched in this interpret mode.
+    assume_interpret: str | None = None
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -57,6 +59,7 @@ class Config:
             problems=other.problems + self.problems,
             project_records=self.project_records,
             backends=self.backends if self.backends is not None else other.backends,
+            assume_interpret=self.assume_interpret or other.assume_interpret,
         )
 
 

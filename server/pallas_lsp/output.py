@@ -99,6 +99,8 @@ def finding_json(path: str, f: Finding) -> dict:
         "severity": f.severity.value,
         "message": f.message,
         "related": _related_json(f, path),
+        # A what-if (--assume-interpret): the mode the launch was assumed to run in.
+        **({"assumed": f.extra["assumed"]} if f.extra.get("assumed") else {}),
     }
 
 

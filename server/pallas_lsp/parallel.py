@@ -46,7 +46,7 @@ def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
 
 
 def _plain_extra(extra: dict) -> dict:
-    return {k: extra[k] for k in ("cell", "related_cells") if k in extra}
+    return {k: extra[k] for k in ("cell", "related_cells", "assumed") if k in extra}
 
 
 def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
