@@ -10,6 +10,7 @@ from .dynamic_grid_gpu_interpret import DynamicGridInGpuInterpret
 from .get_global_interpret import GetGlobalInInterpretMode
 from .get_global_non_semaphore import GetGlobalOfNonSemaphore
 from .inline_mgpu_interpret import InlineMgpuInInterpretMode
+from .unlowered_primitive import PrimitiveNotLowered
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.engine import AnalysisResult, Engine
@@ -20,6 +21,7 @@ RULE_CLASSES: tuple[type[PythonRule], ...] = (
     GetGlobalOfNonSemaphore,
     InlineMgpuInInterpretMode,
     DynamicGridInGpuInterpret,
+    PrimitiveNotLowered,
 )
 
 

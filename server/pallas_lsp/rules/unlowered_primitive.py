@@ -1,0 +1,220 @@
+"""PAL401: an operation in a compiled kernel that the backend's Pallas lowering has no rule for.
+
+Drawn from the lowering tables generated from the pinned jax (``pallas_lsp.lowering``,
+``scripts/gen_lowering_tables.py``): which primitives each public function or Array method
+emits, and which primitives each backend's Pallas lowering registers. Nothing here is a list
+of operations written by hand.
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+from ..analysis.contexts import Mode
+from ..analysis.rule_api import NOT_KNOWN, Hit, Report
+from ..lowering import MOSAIC_GPU_LANE, MOSAIC_GPU_WARPGROUP, TPU, TRITON, UNKNOWN, tables
+from .base import PythonRule
+
+RECORD_OF = {TPU: "tpu-lower-unimplemented-primitive", TRITON: "triton-lower-unimplemented-primitive",
+             MOSAIC_GPU_WARPGROUP: "mgpu-lower-unimplemented-primitive",
+             MOSAIC_GPU_LANE: "mgpu-lower-unimplemented-primitive"}
+BACKEND_WORDS = {TPU: "Mosaic TPU", TRITON: "Triton", MOSAIC_GPU_WARPGROUP: "Mosaic GPU (Warpgroup semantics)",
+                 MOSAIC_GPU_LANE: "Mosaic GPU (Lane semantics)"}
+ALL_BACKENDS = (TPU, TRITON, MOSAIC_GPU_WARPGROUP, MOSAIC_GPU_LANE)
+_FUNCTION_ROOTS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
+_ARRAY = "jax.Array."
+# Pallas functions whose result is a traced value, and Array methods that return arrays.
+_TRACED_PALLAS = {"jax.experimental.pallas.program_id", "jax.experimental.pallas.num_programs",
+                  "jax.experimental.pallas.load", "jax.experimental.pallas.multiple_of"}
+_ARRAY_METHODS = {"astype", "reshape", "T", "transpose", "sum", "max", "min", "mean", "squeeze", "ravel", "flatten"}
+
+
+@lru_cache(maxsize=1)
+def _dispatch_keys() -> frozenset[str]:
+    """Public functions by name, Array methods as ``.method`` (``x.at[i].set`` as ``.set``)."""
+    keys = set()
+    for name in tables().function_names():
+        if name.startswith(_FUNCTION_ROOTS):
+            keys.add(name)
+        elif name.startswith(_ARRAY):
+            method = name[len(_ARRAY):].split(".")[-1]
+            if method.isidentifier() and not method.startswith("_"):
+                keys.add("." + method)
+    return frozenset(keys)
+
+
+def _backends(hit: Hit) -> tuple[str, ...]:
+    ctx = hit.context
+    if ctx.mode == Mode.TPU:
+        return (TPU,)
+    if ctx.mode == Mode.TRITON:
+        return (TRITON,)
+    if ctx.mode == Mode.MOSAIC_GPU:
+        return (MOSAIC_GPU_LANE,) if ctx.lowering_semantics == "lane" else (MOSAIC_GPU_WARPGROUP,)
+    return ALL_BACKENDS  # compiled, backend not known: only what no backend lowers
+
+
+def _function(hit: Hit) -> str | None:
+    """The table's name of the called function or method."""
+    if not hit.api.startswith("."):
+        return hit.api
+    func = hit.site.node.func
+    method = hit.api[1:]
+    # x.at[i].set(v): the method of the .at[] helper.
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript) \
+            and isinstance(func.value.value, ast.Attribute) and func.value.value.attr == "at":
+        name = f"{_ARRAY}at[].{method}"
+    else:
+        name = _ARRAY + method
+    return name if tables().knows(name) else None
+
+
+class _Array:
+    """A value the code surely makes an array (the tables' "array" kind)."""
+
+
+ARRAY = _Array()
+
+
+def _value_kind(hit: Hit, node: ast.AST, depth: int = 0):
+    """What an argument is, as the tables' facts say it: a literal, ARRAY (a Ref read
+    ``x_ref[...]``, a jnp/lax result, arithmetic on those), or UNKNOWN (a parameter: a Ref, a
+    Python number or an array, the analysis cannot tell)."""
+    v = hit.literal(node)
+    if v is not NOT_KNOWN:
+        return v
+    if depth > 4:
+        return UNKNOWN
+    if isinstance(node, ast.Subscript):
+        return ARRAY  # (reading a Ref or indexing an array gives an array)
+    if isinstance(node, ast.Call):
+        name = hit.api_of(node)
+        if name and (name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.")) or name in _TRACED_PALLAS):
+            return ARRAY
+        if name is None and isinstance(node.func, ast.Attribute) and node.func.attr in _ARRAY_METHODS \
+                and _value_kind(hit, node.func.value, depth + 1) is ARRAY:
+            return ARRAY  # x.astype(...), x.reshape(...) of an array
+        return UNKNOWN
+    if isinstance(node, ast.BinOp):
+        kinds = (_value_kind(hit, node.left, depth + 1), _value_kind(hit, node.right, depth + 1))
+        return ARRAY if ARRAY in kinds else UNKNOWN
+    if isinstance(node, ast.Name):
+        b = hit.ev.lookup(node.id, hit.site.scope, hit.ev.order_of(hit.site))
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None:
+            sub = Hit(hit.kind, hit.api, hit.site, hit.view, hit.context, hit.reached, hit.callee)
+            return _value_kind(sub, b.node, depth + 1) if b.scope is hit.site.scope else UNKNOWN
+    return UNKNOWN
+
+
+def _facts(hit: Hit) -> tuple[dict, list] | None:
+    """Keyword values and positional values the code says (UNKNOWN where it does not); None
+    when the call passes ``*args`` or ``**kwargs``."""
+    if hit.site.has_star:
+        return None
+    facts = {}
+    for kw in hit.site.node.keywords:
+        v = hit.literal(kw.value)
+        facts[kw.arg] = UNKNOWN if v is NOT_KNOWN else v
+    positional = [_value_kind(hit, node) for node in hit.site.positional]
+    return facts, positional
+
+
+def _receiver_is_array(hit: Hit) -> bool:
+    """For a method call: the value it is called on is surely an array (``x.cumsum()`` with
+    ``x = x_ref[...]``), not a Ref (``o_ref.at[i].set(v)`` on a Ref is a store)."""
+    node = hit.site.node.func
+    if not isinstance(node, ast.Attribute):
+        return False
+    base = node.value
+    while isinstance(base, ast.Subscript) or (isinstance(base, ast.Attribute) and base.attr == "at"):
+        base = base.value
+    return _value_kind(hit, base) is ARRAY
+
+
+class PrimitiveNotLowered(PythonRule):
+    """A compiled kernel calls an operation its backend cannot lower.
+
+    Each Pallas backend (Mosaic TPU, Triton, Mosaic GPU in Warpgroup or Lane semantics)
+    registers lowering rules for a set of JAX primitives; a kernel that traces to any other
+    primitive fails when it is compiled: `NotImplementedError: Unimplemented primitive in
+    Pallas TPU lowering for tc: cumsum` and the like. What a call emits is not its name:
+    `jnp.argsort` emits `sort`, `jax.nn.gelu(approximate=False)` emits `erfc`,
+    `x.at[i].set(v)` emits `scatter`. Both sides come from tables generated from the pinned
+    jax; a rule that exists can still reject parameters, shapes or layouts, which this rule
+    does not claim. With no evidence of the backend (and no `backends` setting) only
+    operations no Pallas backend lowers are reported, as warnings.
+    """
+
+    code = "PAL401"
+    name = "primitive-not-lowered"
+    record = "tpu-lower-unimplemented-primitive"
+    summary = "an operation in a compiled kernel that the backend's Pallas lowering has no rule for"
+    construct = "call"
+    modes = frozenset({Mode.TPU, Mode.TRITON, Mode.MOSAIC_GPU, Mode.COMPILED})
+
+    def __init__(self) -> None:
+        self.apis = _dispatch_keys()  # (from the tables: read when the rule set is made)
+
+    def check(self, hit: Hit) -> Report | None:
+        function = _function(hit)
+        if function is None or (hit.api.startswith(".") and not _receiver_is_array(hit)):
+            return None
+        got = _facts(hit)
+        if got is None:
+            return None
+        facts, positional = got
+        if not hit.api.startswith(".") and positional \
+                and all(v is not UNKNOWN and not isinstance(v, _Array) for v in positional):
+            return None  # (Python constants only: jnp.array(42) is a constant, no primitive is traced)
+        t = tables()
+        # Keywords the tables never traced a variant on did not change what was traced: left out
+        # (an untraced value of a keyword that does matter still makes the answer inexact).
+        entry = t._functions.get(function, {})
+        matters = set(entry.get("defaults", {})) | set(entry.get("traced_with", {})) | {
+            k for v in entry.get("variants", ()) for k in v["facts"]}
+        facts = {k: v for k, v in facts.items() if k in matters}
+        params = t.parameters(function)
+        positional = [v if i < len(params) and params[i] in matters else UNKNOWN for i, v in enumerate(positional)]
+        emitted = t.emitted(function, facts, positional)
+        if emitted is None or not emitted.exact:
+            return None  # (the call passes something the tables never traced: not claimed)
+        if _depends_on_unknown(t, function, facts, positional):
+            return None
+        if emitted.always != emitted.sometimes and "arg_dtype" not in facts:
+            # What it emits depends on the dtype, which the analysis does not follow: kernels
+            # compute in floating point (jnp.floor of an int array emits nothing), so float32.
+            as_float = t.emitted(function, {**facts, "arg_dtype": "float32"}, positional)
+            if as_float is not None and as_float.exact:
+                emitted = as_float
+        backends = _backends(hit)
+        missing = {b: sorted(p for p in emitted.always if not t.lowers(b, p)) for b in backends}
+        if len(backends) > 1:  # backend unknown: only what none lowers
+            common = sorted(set.intersection(*(set(v) for v in missing.values())))
+            if not common:
+                return None
+            backend, prims, warning = backends[0], common, True
+        else:
+            backend = backends[0]
+            prims, warning = missing[backend], False
+            if not prims:
+                return None
+        primitive = prims[0]
+        call = hit.code_of(hit.site.node.func)
+        where = BACKEND_WORDS[backend] if not warning else "any Pallas backend"
+        error = ("NotImplementedError: " + t.backend(backend).error.format(primitive=primitive)
+                 + ". Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.")
+        return Report(error, f"`{call}` emits the primitive `{primitive}`, which {where} cannot lower "
+                             f"(tables from jax {t.jax_version})",
+                      record=RECORD_OF[backend], warning=warning, fixable=False)
+
+
+def _depends_on_unknown(t, function: str, facts: dict, positional: list) -> bool:
+    """Whether what the call emits depends on an argument the analysis cannot tell (a variant
+    fact left UNKNOWN): jnp.array(n) of a Python number emits nothing, of an array a copy."""
+    entry = t._functions.get(function, {})
+    varied = {k for v in entry.get("variants", ()) for k in v["facts"]}
+    unknown = {k for k, v in facts.items() if v is UNKNOWN}
+    for name, value in zip(t.parameters(function), positional):
+        if value is UNKNOWN and not name.startswith("*"):
+            unknown.add(name)
+    return bool(varied & unknown)

@@ -1,0 +1,74 @@
+"""PAL401 from the generated lowering tables: what a call emits, on the backend the launch runs on
+(rules/unlowered_primitive.py). Each case below is a Pallas kernel shape found in real code or
+in ../shared/corpus-prims; the oracle checks the rule's examples under JAX."""
+from __future__ import annotations
+
+import pytest
+
+from pallas_lsp.rules import analyse
+
+HEAD = """import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(x_ref, o_ref):
+    x = x_ref[...]
+    {op}
+
+
+def f(x):
+    return {launch}
+
+
+def lower(x):
+    return jax.jit(f).trace(x).lower(lowering_platforms=("{platform}",))
+"""
+TPU = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "tpu")
+MGPU = ("plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "cuda")
+OP_LINE = 10
+
+
+def findings(op: str, launch=TPU):
+    text = HEAD.format(op=op, launch=launch[0], platform=launch[1])
+    return [(f.record, f.span.line, f.severity.value) for f in analyse(text, "/tmp/k.py").findings
+            if f.code == "PAL401"]
+
+
+@pytest.mark.parametrize("op, launch, record", [
+    ("o_ref[...] = jnp.cumsum(x, axis=1)", TPU, "tpu-lower-unimplemented-primitive"),
+    ("o_ref[...] = x.cumsum(axis=1)", TPU, "tpu-lower-unimplemented-primitive"),  # a method of the array
+    ("o_ref[...] = jnp.argsort(x, axis=1)", MGPU, "mgpu-lower-unimplemented-primitive"),  # emits sort
+    ("o_ref[...] = x.at[0, 0].set(1.0)", TPU, "tpu-lower-unimplemented-primitive"),  # scatter
+    ("o_ref[...] = jax.nn.gelu(x, approximate=False)", MGPU, "mgpu-lower-unimplemented-primitive"),  # erfc
+], ids=["cumsum", "method", "argsort-sort", "at-set-scatter", "gelu-exact-erfc"])
+def test_flagged_on_the_call(op, launch, record):
+    assert findings(op, launch) == [(record, OP_LINE, "error")]
+
+
+@pytest.mark.parametrize("op, launch", [
+    ("o_ref[...] = jnp.exp(x)", TPU),  # lowered
+    ("o_ref[...] = jax.nn.gelu(x)", MGPU),  # the default tanh form lowers
+    ("o_ref[...] = x + jnp.array(42)", TPU),  # Python constants: no primitive is traced
+    ("o_ref.at[0].set(x)", TPU),  # a Ref's .at[...].set is a store, not a scatter
+    ("o_ref[...] = jnp.array(n)", TPU),  # n: a name the analysis cannot tell (a number or an array)
+], ids=["exp", "gelu-tanh", "constant", "ref-store", "unknown-argument"])
+def test_not_flagged(op, launch):
+    if "(n)" in op:
+        op = "n = helper()\n    " + op
+    assert findings(op, launch) == []
+
+
+def test_backend_unknown_reports_only_what_no_backend_lowers_as_a_warning():
+    compiled = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "cpu")
+    # cumsum: Mosaic GPU and Triton lack it, but is it lowered by Mosaic TPU? Only all-backend gaps count.
+    got = findings("o_ref[...] = lax.dynamic_slice_in_dim(x, pl.program_id(0) * 8, 8, axis=0)", compiled)
+    assert got == [("tpu-lower-unimplemented-primitive", OP_LINE, "warning")]
+    assert findings("o_ref[...] = jnp.exp(x)", compiled) == []
+
+
+def test_interpreted_launches_are_not_this_rules_business():
+    interp = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)", "cpu")
+    assert findings("o_ref[...] = jnp.cumsum(x, axis=1)", interp) == []
