@@ -72,11 +72,7 @@ CASES = [FixCase(n) for n in FAILING]
 # A compiled kernel cannot run on a CPU host: what running compiled (an unsafe fix) gives here.
 CPU_HOST_REFUSAL = ("ValueError", "Only interpret mode is supported on CPU backend.")
 # Known: the rule's fix is right, but the program fails first on something no rule covers yet.
-KNOWN = {
-    "dynamic_grid_blockspec_assertion_first.py":
-        "PAL004's static_argnames fix makes the grid static, but GPU interpret mode then asserts that "
-        "every BlockSpec covers its whole array (a bare AssertionError; the corpus label says so)",
-}
+KNOWN: dict[str, str] = {}  # (none now: PAL004's static grid fix is unsafe where BlockSpecs fail first)
 
 
 def _case_params():

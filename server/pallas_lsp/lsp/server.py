@@ -251,9 +251,13 @@ class PallasServer(LanguageServer):
         """The analysis engine; keystrokes reuse its unchanged launches."""
         with self._engine_lock:
             if self._engine is None:
+                from ..records import builtin_records
                 from ..rules import default_engine
+                from ..rules.data import detection_key
 
-                self._engine = default_engine(incremental=True)
+                records = builtin_records()[0]
+                self._engine = default_engine(incremental=True, records=records)
+                self._engine_key = detection_key(records)
             return self._engine
 
     def engine_for(self, store: RecordStore) -> Engine:
@@ -1031,13 +1035,15 @@ async def hover(params: lsp.HoverParams) -> lsp.Hover | None:
     line, col = pos
     locate = a.locate
     store = server.store(unit)
-    for f in a.result.findings:
-        if f.span.contains(line, col):
-            loc = locate(f.span.line)
-            if loc is None:
-                continue
-            md = finding_hover(f, store, env_jax=_jax_version())
-            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(f.span, loc, server.caps.encoding))
+    # Every finding at the position (two kinds may name one construct: a built-in one and a
+    # user's record), each with its own record's words.
+    here = [f for f in a.result.findings if f.span.contains(line, col) and locate(f.span.line) is not None]
+    if here:
+        first = here[0]
+        loc = locate(first.span.line)
+        assert loc is not None
+        md = "\n---\n\n".join(finding_hover(f, store, env_jax=_jax_version()) for f in here[:4])
+        return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(first.span, loc, server.caps.encoding))
     for launch in a.result.launches:
         opt = launch.options.get("interpret")
         if opt is not None:

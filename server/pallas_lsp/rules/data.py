@@ -557,8 +557,10 @@ def detection_problems(records: Iterable[ErrorRecord], builtin_codes: set[str]) 
 
 
 def detection_key(records: Iterable[ErrorRecord]) -> tuple:
-    """What a rule set built from ``records`` depends on (engines are rebuilt when it changes)."""
-    return tuple((r.slug, r.source, id(r.detection)) for r in records if r.detection is not None)
+    """What a rule set built from ``records`` depends on (engines are rebuilt when it changes):
+    the detection sections themselves, compared by value (the same records read again give the
+    same key)."""
+    return tuple((r.slug, r.source, r.detection) for r in records if r.detection is not None)
 
 
 __all__ = ["DataRule", "data_rules", "detection_key", "detection_problems", "Const"]
