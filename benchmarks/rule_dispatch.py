@@ -53,6 +53,7 @@ BUSY_APIS = [
     "jax.numpy.float32", "jax.numpy.arange", "jax.lax.fori_loop", "jax.lax.dot_general",
     "jax.lax.broadcasted_iota", "jax.lax.rsqrt", "jax.lax.select", "jax.lax.cond", "jax.numpy.tanh",
 ]
+assert len(BUSY_APIS) >= 41
 TARGET_KINDS = 45
 
 
@@ -76,14 +77,18 @@ def padding_records(count: int) -> list[dict]:
     return out
 
 
-def rule_sets(records_path: Path):
-    from pallas_lsp.records import default_store
-    from pallas_lsp.rules import default_rule_set
+def rule_sets(records_path: Path, base_kind: str = "seed"):
+    """(base, padded): base is the four seed rules ("seed") or the whole built-in set
+    ("builtin"); padded is base plus the padding records' rules (45 kinds in all)."""
+    from pallas_lsp.analysis import RuleSet
+    from pallas_lsp.records import load_records_path
+    from pallas_lsp.rules import RULE_CLASSES, default_rule_set
+    from pallas_lsp.rules.data import data_rules
 
-    base = default_rule_set()
-    store = default_store([records_path])
-    assert not [p for p in store.problems if p.severity == "error"], store.problems
-    return base, default_rule_set(store.records)
+    base = RuleSet([cls() for cls in RULE_CLASSES[:4]]) if base_kind == "seed" else default_rule_set()
+    records, problems = load_records_path(records_path)
+    assert not [p for p in problems if p.severity == "error"], problems
+    return base, RuleSet([*base, *data_rules(records)])
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -91,12 +96,12 @@ def _pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
-def bench_engine(records_path: Path, lines: int, edits: int) -> dict:
+def bench_engine(records_path: Path, lines: int, edits: int, base_kind: str = "seed") -> dict:
     from pallas_lsp.analysis import Engine
     from pallas_lsp.runtime import tune_gc
 
     tune_gc(batch=False)  # as the server
-    base, padded = rule_sets(records_path)
+    base, padded = rule_sets(records_path, base_kind)
     text = genkernels.generate(lines, seed=0)
     script, _ = build_script(text)
     engines = {"base": Engine(base, incremental=True), "padded": Engine(padded, incremental=True)}
@@ -135,10 +140,13 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2, help="server processes per configuration (lsp)")
     ap.add_argument("--only", choices=["engine", "lsp"])
     ap.add_argument("--write-records", metavar="PATH", help="write the padding records file and exit")
+    ap.add_argument("--base", choices=["seed", "builtin"], default="seed",
+                    help="the rule set padded to 45 kinds: the four seed rules (default: dispatch alone, "
+                         "the padding never fires) or every built-in rule")
     args = ap.parse_args()
     from pallas_lsp.rules import default_rule_set
 
-    pad = max(0, TARGET_KINDS - len(default_rule_set()))
+    pad = max(0, TARGET_KINDS - (4 if args.base == "seed" else len(default_rule_set())))
     records = padding_records(pad)
     if args.write_records:
         Path(args.write_records).write_text(json.dumps(records, indent=1))
@@ -147,7 +155,7 @@ def main() -> int:
         path = Path(tmp) / "padding_records.json"
         path.write_text(json.dumps(records))
         if args.only in (None, "engine"):
-            r = bench_engine(path, args.lines, args.edits)
+            r = bench_engine(path, args.lines, args.edits, args.base)
             b, p = r["kinds"]["base"], r["kinds"]["padded"]
             print(f"engine, {r['lines']}-line generated file, {r['edits']} edits each, alternating:")
             print(f"  {b:>2} kinds: edit p50 {r['p50']['base']:.1f} ms, p95 {r['p95']['base']:.1f} ms "

@@ -338,18 +338,26 @@ class Engine:
         candidates: list[Candidate] = []
         callee_cache: dict[int, tuple[Value | None, tuple[str, ...]]] = {}
         computed_ids = {id(e) for e in computed}
-        volatile: set[int] = set()
         for e in ordered:
             launch = e.launch
-            if id(e) not in computed_ids or launch is None or not launch.kernels:
+            if launch is None or not launch.kernels:
+                continue
+            if id(e) not in computed_ids:
+                if not e.reported:
+                    continue
+                # Reused, and its rules reported: they run again on the current text (its reads
+                # are unchanged, so are its findings, but not their positions).
+                if e.layout is not None and not e.layout.is_identity(index):
+                    launch = _moved(launch, e.layout, index)
+                self._recording(ev, index, None)
+                self._check(launch, e.reached, ev, index, rules, launches, {}, candidates)
                 continue
             self._recording(ev, index, e.deps if keep else None)
             before = len(candidates)
             # (A shared callee cache would hide what one launch reads behind another's.)
             self._check(launch, e.reached, ev, index, rules, launches,
                         {} if keep else callee_cache, candidates)
-            if len(candidates) > before:
-                volatile.add(id(e))  # findings always come from the current text
+            e.reported = len(candidates) > before
         self._recording(ev, index, None)
         for c in candidates:
             if c.launch_path is None:
@@ -361,7 +369,7 @@ class Engine:
                 e.layout = Layout.of(index, e.deps)
             memo.rules_key, memo.fingerprint, memo.parses = rules_key, fingerprint, list(index.parses)
             # (Not the launches dropped as duplicates: their contexts were never worked out.)
-            memo.entries = {id(e.item): e for e in kept if id(e) not in volatile}
+            memo.entries = {id(e.item): e for e in kept}
             memo.wrappers = finder.wrapper_verdicts
         elif memo is not None:
             memo.entries, memo.parses, memo.fingerprint, memo.wrappers = {}, [], None, {}

@@ -118,6 +118,9 @@ class Entry:
     reached: list = field(default_factory=list)
     deps: Deps = field(default_factory=Deps)
     layout: Layout | None = None
+    # Its rules reported something: when the launch is reused, its rules run again on the
+    # current text (what they read is in ``deps``; positions are the current text's).
+    reported: bool = False
 
 
 @dataclass(eq=False)
