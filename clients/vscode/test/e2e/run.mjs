@@ -501,7 +501,8 @@ async function runVariant(variant, { bin, vsix }) {
     });
 
     await step("hover on fence(o_ref) explains the record", async () => {
-      const doc = recordDocumentation("inline-mgpu-p-does-not-support-discharge");
+      // GPU interpret mode: the GPU interpreter's own inline_mgpu error, under its own record.
+      const doc = recordDocumentation("gpu-interpret-inline-mgpu");
       const needle = doc.slice(0, 60);
       await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
       await wb.goto(15, 6);
