@@ -98,3 +98,11 @@ def test_a_looping_symlink_still_gets_its_folders_config(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nignore = ["PAL004"]\n')
     (tmp_path / "loop.py").symlink_to("loop.py")
     assert find_config(tmp_path / "loop.py").ignore == ("PAL004",)
+
+
+def test_what_if_key(tmp_path):
+    from pallas_lsp.config import config_from_table
+
+    assert config_from_table({"what-if": False}, tmp_path, "p.toml").what_if is False
+    bad = config_from_table({"what-if": "no"}, tmp_path, "p.toml")
+    assert bad.what_if is None and any("`what-if` must be true or false" in p for p in bad.problems)

@@ -5,6 +5,7 @@
     ignore = ["PAL004"]
     records = ["errors/extra-records.json"]        # relative to the pyproject.toml
     backends = ["tpu", "mosaic_gpu"]               # the accelerators this code ships to
+    what-if = false                                # no interpret-readiness lenses or "Debug on CPU"
 
 A bad value gets a readable problem and the default; it never stops the analysis. An unknown
 rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
@@ -48,6 +49,7 @@ class Config:
     backends: tuple[str, ...] | None = None
     # ``check --assume-interpret``: analyse compiled launches as if launched in this interpret mode.
     assume_interpret: str | None = None
+    what_if: bool | None = None  # ``what-if = false``: no interpret-readiness lens or action (None: not set)
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -60,6 +62,7 @@ class Config:
             project_records=self.project_records,
             backends=self.backends if self.backends is not None else other.backends,
             assume_interpret=self.assume_interpret or other.assume_interpret,
+            what_if=self.what_if if self.what_if is not None else other.what_if,
         )
 
 
@@ -80,6 +83,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     if not isinstance(table, dict):
         return Config(source=where, problems=(f"{where}: [tool.{SECTION}] must be a table",))
     select = ignore = records = backends = None
+    what_if: bool | None = None
     for key, value in table.items():
         if key == "select":
             select = _string_list(value, key, where, problems)
@@ -90,8 +94,13 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
         elif key == "backends":
             backends = known_backends_only(_string_list(value, key, where, problems), f"{where}: `backends`",
                                            problems)
+        elif key == "what-if":
+            if isinstance(value, bool):
+                what_if = value
+            else:
+                problems.append(f"{where}: `what-if` must be true or false; using the default (true)")
         else:
-            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records, backends)")
+            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records, backends, what-if)")
     if select:
         select = known_rules_only(select, f"{where}: `select`", problems)
         if not select:  # an empty select would run no rule at all
@@ -100,7 +109,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     if ignore is not None:
         ignore = known_rules_only(ignore, f"{where}: `ignore`", problems, prefixes=False)
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
-                  backends=backends)
+                  backends=backends, what_if=what_if)
 
 
 BACKENDS = ("tpu", "triton", "mosaic_gpu")

@@ -84,3 +84,15 @@ async def test_what_if_can_be_turned_off(vscode):
         lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(LAUNCH_LINE, 4), lsp.Position(LAUNCH_LINE, 4)),
         lsp.CodeActionContext([])))
     assert not [a for a in actions if a.title.startswith("Debug on CPU")]
+
+
+@pytest.mark.asyncio
+async def test_what_if_off_in_the_project_file(vscode, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.pallas-lsp]\nwhat-if = false\n")
+    path = tmp_path / "kernel.py"
+    path.write_text(KERNEL)
+    uri = path.as_uri()
+    open_doc(vscode, uri, KERNEL)
+    await diagnostics(vscode, uri, 1)
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert lenses and not [l for l in lenses if "interpret:" in l.command.title]

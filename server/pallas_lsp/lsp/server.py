@@ -1145,7 +1145,8 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         if edits:
             actions.append(lsp.CodeAction(title="Fix all pallas-lsp problems", kind=FIX_ALL_KIND,
                                           edit=payload_to_edit({"edits": edits})))
-    if s.what_if and (not only or any(str(k).startswith("refactor") for k in only)):
+    if s.what_if and server.config_for(unit).what_if is not False \
+            and (not only or any(str(k).startswith("refactor") for k in only)):
         actions += await _debug_on_cpu_actions(a, uri, params.range)
     return actions
 
@@ -1244,7 +1245,7 @@ async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         lenses.append(lsp.CodeLens(range=rng, command=lsp.Command(
             title=title, command=SHOW_LAUNCH_COMMAND,
             arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
-    if server.settings.what_if:
+    if server.settings.what_if and server.config_for(unit).what_if is not False:
         lenses += await _what_if_lenses(a, uri)
     return lenses
 
