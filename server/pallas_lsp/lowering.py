@@ -132,6 +132,15 @@ class LoweringTables:
         """The positional parameter names of the function, as traced ('*name' for varargs)."""
         return tuple(self._functions.get(function, {}).get("params", ()))
 
+    def fact_names(self, function: str) -> frozenset[str]:
+        """The facts the tables know for the function (defaults, what it was traced with, what
+        its variants are keyed by); a query's other facts did not change what was traced."""
+        return frozenset(_fact_names(self._functions.get(function, {})))
+
+    def varied_facts(self, function: str) -> frozenset[str]:
+        """The facts the function's variants differ on (what it emits depends on them)."""
+        return frozenset(k for v in self._functions.get(function, {}).get("variants", ()) for k in v["facts"])
+
     def skipped(self) -> Mapping[str, str]:
         """Public callables the generator could not trace, with the reason."""
         return self.metadata.get("skipped", {})

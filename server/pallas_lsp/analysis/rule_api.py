@@ -128,6 +128,27 @@ class Hit:
         return True
 
     # -- the launch ------------------------------------------------------------------------
+    def params_call(self) -> CallSite | None:
+        """The ``InterpretGPUParams(...)`` / ``InterpretParams(...)`` call this context's
+        interpret params come from (inside a ``force_*_interpret_mode(...)`` call too), or None
+        (default params, or built where the analysis cannot see)."""
+        from . import api
+
+        site = self.context.params_site
+        if not isinstance(site, CallSite):
+            return None
+        ev = self.ev
+        for _ in range(3):
+            called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
+            if called in (api.GPU_INTERPRET_PARAMS, api.TPU_INTERPRET_PARAMS):
+                return site
+            arg = ev.posarg(site, 0)
+            v = ev.value(arg, site.scope, ev.order_of(site)) if arg is not None else None
+            if not isinstance(v, CallVal):
+                return None
+            site = v.site
+        return None
+
     def launch_option(self, keyword: str) -> tuple[ast.expr, Scope, Order] | None:
         """The launch's ``keyword=`` argument (through wrappers and partials), or None."""
         got = self.launch.options.get(keyword)

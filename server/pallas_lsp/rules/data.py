@@ -24,7 +24,6 @@ _MODES = {
     "interpret": Mode.INTERPRET, "tpu-interpret": Mode.TPU_INTERPRET, "gpu-interpret": Mode.GPU_INTERPRET,
     "mosaic-gpu": Mode.MOSAIC_GPU, "triton": Mode.TRITON, "tpu": Mode.TPU, "compiled": Mode.COMPILED,
 }
-_PARAMS_CLASSES = {api.GPU_INTERPRET_PARAMS, api.TPU_INTERPRET_PARAMS}
 _DEFAULT = object()  # a params field that is not passed
 
 
@@ -425,27 +424,6 @@ def _api_call(ev, v, names: set[str]):
     return None
 
 
-def _params_call(hit: Hit) -> CallSite | None:
-    """The ``InterpretGPUParams(...)`` / ``InterpretParams(...)`` call the context's params come
-    from (inside a ``force_*_interpret_mode(...)`` call too), or None (default params)."""
-    site = hit.context.params_site
-    if not isinstance(site, CallSite):
-        return None
-    ev = hit.ev
-    for _ in range(3):
-        called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
-        if called in _PARAMS_CLASSES:
-            return site
-        arg = ev.posarg(site, 0)
-        if arg is None:
-            return None
-        v = ev.value(arg, site.scope, ev.order_of(site))
-        if not isinstance(v, CallVal):
-            return None
-        site = v.site
-    return None
-
-
 def _lowering_semantics(hit: Hit) -> str | None:
     """Mosaic GPU's lowering semantics of the launch ("warpgroup", the default, or "lane"), or
     None when the code does not surely say (compiler params built where the analysis cannot see)."""
@@ -469,7 +447,7 @@ def _interpret_param(hit: Hit, name: str) -> Any:
     passed, or NOT_KNOWN."""
     if name == "inline_mgpu" and hit.context.mode == Mode.GPU_INTERPRET:
         return NOT_KNOWN if hit.context.inline_mgpu is None else hit.context.inline_mgpu
-    site = _params_call(hit)
+    site = hit.params_call()
     if site is None:
         return _DEFAULT if hit.context.mode.is_interpret else NOT_KNOWN
     if site.has_star:
@@ -508,7 +486,7 @@ def _build_fix(hit: Hit, spec: FixSpec) -> Fix | None:
     elif spec.op == "removeKeyword":
         edit = remove_kwarg(index, hit.site.node, hit.site.scope, spec.name)
     else:
-        site = _params_call(hit)
+        site = hit.params_call()
         if site is None:
             return None  # default params built elsewhere (a bare force_ call): left to the author
         edit = add_kwarg(index, site.node, site.scope, spec.name, spec.value)

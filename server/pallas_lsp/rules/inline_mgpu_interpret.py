@@ -30,21 +30,11 @@ PRIVATE_TOKAMAX_MODE = "_hack_model_inline_mgpu_tokamax"
 def _params_value_node(hit):
     """The ``inline_mgpu=`` argument of the GPU interpret params, when they are built in the
     module of the call (``InterpretGPUParams(inline_mgpu=...)``): (node, scope), else None."""
-    site = hit.context.params_site
+    site = hit.params_call()
     if site is None or hit.index.path_of(site.scope) != hit.index.path_of(hit.site.scope):
         return None
-    ev = hit.ev
-    for _ in range(3):
-        called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
-        if called == api.GPU_INTERPRET_PARAMS:
-            node = ev.kwarg(site, "inline_mgpu")
-            return (node, site.scope) if node is not None else None
-        arg = ev.posarg(site, 0)
-        v = ev.value(arg, site.scope, ev.order_of(site)) if arg is not None else None
-        if not isinstance(v, CallVal):
-            return None
-        site = v.site
-    return None
+    node = hit.ev.kwarg(site, "inline_mgpu")
+    return (node, site.scope) if node is not None else None
 
 
 def _factory(hit) -> CallVal | None:

@@ -169,9 +169,7 @@ class PrimitiveNotLowered(PythonRule):
         t = tables()
         # Keywords the tables never traced a variant on did not change what was traced: left out
         # (an untraced value of a keyword that does matter still makes the answer inexact).
-        entry = t._functions.get(function, {})
-        matters = set(entry.get("defaults", {})) | set(entry.get("traced_with", {})) | {
-            k for v in entry.get("variants", ()) for k in v["facts"]}
+        matters = t.fact_names(function)
         facts = {k: v for k, v in facts.items() if k in matters}
         params = t.parameters(function)
         positional = [v if i < len(params) and params[i] in matters else UNKNOWN for i, v in enumerate(positional)]
@@ -211,8 +209,7 @@ class PrimitiveNotLowered(PythonRule):
 def _depends_on_unknown(t, function: str, facts: dict, positional: list) -> bool:
     """Whether what the call emits depends on an argument the analysis cannot tell (a variant
     fact left UNKNOWN): jnp.array(n) of a Python number emits nothing, of an array a copy."""
-    entry = t._functions.get(function, {})
-    varied = {k for v in entry.get("variants", ()) for k in v["facts"]}
+    varied = t.varied_facts(function)
     unknown = {k for k, v in facts.items() if v is UNKNOWN}
     for name, value in zip(t.parameters(function), positional):
         if value is UNKNOWN and not name.startswith("*"):
