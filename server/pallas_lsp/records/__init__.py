@@ -8,6 +8,7 @@ one becomes a :class:`RecordProblem` naming the file and the field.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -412,7 +413,15 @@ def match_lines(text: str) -> list[str]:
 
 def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
     """The shipped records, each with its detection section: inline, or (for the seed records,
-    which ship byte-identical) from ``detection/<slug>.json`` beside them."""
+    which ship byte-identical) from ``detection/<slug>.json`` beside them. Read and checked once
+    per process (the rule set, the store and the rule-name checks all ask); fresh lists each
+    time, since a store edits its own."""
+    records, problems = _read_builtin_records()
+    return list(records), list(problems)
+
+
+@lru_cache(maxsize=1)
+def _read_builtin_records() -> tuple[tuple[ErrorRecord, ...], tuple[RecordProblem, ...]]:
     records: list[ErrorRecord] = []
     problems: list[RecordProblem] = []
     data = resources.files("pallas_lsp.records") / "data"
@@ -426,7 +435,7 @@ def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
         texts = {e.name: e.read_text(encoding="utf-8") for e in beside.iterdir() if e.name.endswith(".json")}
         records, more = attach_detections(records, texts, f"{BUILTIN_SOURCE}/detection")
         problems += more
-    return records, problems
+    return tuple(records), tuple(problems)
 
 
 def attach_detections(records: list[ErrorRecord], texts: dict[str, str],
