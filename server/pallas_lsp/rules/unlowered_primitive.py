@@ -100,9 +100,8 @@ def _value_kind(hit: Hit, node: ast.AST, depth: int = 0):
         return ARRAY if ARRAY in kinds else UNKNOWN
     if isinstance(node, ast.Name):
         b = hit.ev.lookup(node.id, hit.site.scope, hit.ev.order_of(hit.site))
-        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None:
-            sub = Hit(hit.kind, hit.api, hit.site, hit.view, hit.context, hit.reached, hit.callee)
-            return _value_kind(sub, b.node, depth + 1) if b.scope is hit.site.scope else UNKNOWN
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is hit.site.scope:
+            return _value_kind(hit, b.node, depth + 1)
     return UNKNOWN
 
 
