@@ -41,13 +41,17 @@ def test_sarif_and_github_formats():
 
 
 def test_syntax_error_file_reported_and_run_goes_on(tmp_path):
-    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "bad.py").write_text("from jax.experimental import pallas as pl\ndef f(:\n")
     (tmp_path / "good.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
     (tmp_path / ".hidden").mkdir()
-    (tmp_path / ".hidden" / "x.py").write_text("def f(:\n")
-    out = json.loads(run("check", "--output-format", "json", str(tmp_path)).stdout)
-    assert sorted((f["path"].rsplit("/", 1)[-1], f["code"]) for f in out) == [("bad.py", "PAL900"),
-                                                                           ("good.py", "PAL001")]
+    (tmp_path / ".hidden" / "x.py").write_text("from jax.experimental import pallas as pl\ndef f(:\n")
+    # A module that does not concern Pallas is not analysed, its syntax included (other linters'
+    # job): with or without following imports.
+    (tmp_path / "plain.py").write_text("def f(:\n")
+    for extra in ([], ["--single-file"]):
+        out = json.loads(run("check", "--output-format", "json", *extra, str(tmp_path)).stdout)
+        assert sorted((f["path"].rsplit("/", 1)[-1], f["code"]) for f in out) == [("bad.py", "PAL900"),
+                                                                               ("good.py", "PAL001")]
 
 
 def test_select_ignore_and_pyproject_config(tmp_path):

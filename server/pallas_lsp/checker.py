@@ -82,7 +82,23 @@ class Checker:
 
     program: object = None  # analysis.program.Program: follow imports across the checked tree
 
+    # Modules that cannot concern Pallas (Program.concerns_pallas) are not analysed; False: every
+    # file is, as before (the benchmarks and tests compare the two).
+    prune: bool = True
+
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
+        if self.prune:
+            if self.program is None:  # (--single-file: what the text alone says)
+                from .analysis.program import file_facts
+
+                facts = file_facts(text)
+                concerns = facts.mentions_pallas or facts.launch_words == "launch"
+            elif is_notebook(path):
+                concerns = self.program.text_concerns_pallas(path, text)  # type: ignore[attr-defined]
+            else:
+                concerns = self.program.concerns_pallas(path)  # type: ignore[attr-defined]
+            if not concerns:
+                return []
         if self.program is not None:
             result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
                                             backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
@@ -99,6 +115,7 @@ class Checker:
         from .analysis.program import Program
 
         self.program = Program(root, read=self.overlay)
+        self.program.prune = self.prune
         return self.program
 
     def set_text(self, path: Path | str, text: str) -> None:

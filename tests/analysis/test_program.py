@@ -93,7 +93,9 @@ def test_cycles_and_depth_are_bounded(tmp_path):
 def test_a_module_that_starts_importing_another_becomes_its_importer(tmp_path):
     """The import graph is cached; a module edited to import another (after the graph was
     first asked for) must show up among that module's importers."""
-    (tmp_path / "kernels.py").write_text("def kernel(x_ref, o_ref):\n    pass\n")
+    (tmp_path / "kernels.py").write_text("from jax.experimental import pallas as pl\n\n"
+                                         "def kernel(x_ref, o_ref):\n    pass\n\n"
+                                         "def run(x):\n    return pl.pallas_call(kernel, out_shape=x)(x)\n")
     (tmp_path / "runner.py").write_text("import jax\n")
     texts = {str(tmp_path / "kernels.py"): (tmp_path / "kernels.py").read_text(),
              str(tmp_path / "runner.py"): (tmp_path / "runner.py").read_text()}

@@ -224,7 +224,7 @@ class Engine:
         rules = self._active(select, ignore)
         units = [path]
         for p in program.importers_of(path) + sorted(program.imports_with_packages(path)):
-            if p not in units:
+            if p not in units and program.concerns_pallas(p):  # (the others launch and reach nothing)
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)

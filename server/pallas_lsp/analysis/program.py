@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from collections import deque
+from typing import Callable, Iterable, Iterator, Protocol
 
 from ..files import (MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, decode_source, describe_os_error,
                      folder_problem, read_regular)
-from .module import ModuleIndex, identifier_words
+from .import_scan import ImportFact, scan_imports
+from .module import ModuleIndex
 
 MAX_WORKSPACE_FILES = 5000
 # Packages the analysis knows by name (their APIs are what rules match): never followed into a
@@ -122,6 +125,68 @@ def read_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
         return None
 
 
+RELEVANCE_DEPTH = 4  # import steps from a Pallas module that can still matter (the analysis follows 3)
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What a module's text says, read without indexing it: its import statements, whether one
+    of them imports Pallas (every launch, kernel API and rule's API is under a ``pallas`` module
+    path: a module that imports none can reach them only through a workspace module that does),
+    and whether it names a launch API."""
+
+    imports: tuple[ImportFact, ...]
+    mentions_pallas: bool  # an import of a module (or name) with "pallas" in it
+    # "launch": it names pallas_call or core_map; "kernel": it names a `.kernel` attribute or
+    # imports a `kernel` (pl.kernel, plgpu.kernel: a launch only where that is Pallas's); "".
+    launch_words: str
+
+
+NO_FACTS = FileFacts((), False, "")
+_LAUNCH_WORDS = re.compile(r"\b(?:pallas_call|core_map)\b")
+_KERNEL_WORDS = re.compile(r"\.\s*kernel\b")
+
+
+def file_facts(text: str) -> FileFacts:
+    imports = scan_imports(text)
+    if ("pallas_call" in text or "core_map" in text) and _LAUNCH_WORDS.search(text):
+        words = "launch"
+    elif ("kernel" in text and _KERNEL_WORDS.search(text)) or \
+            any(n == "kernel" for f in imports for n, _ in f.names):
+        words = "kernel"
+    else:
+        words = ""
+    imports_pallas = "pallas" in text and any(
+        "pallas" in f.module or any("pallas" in n for n, _ in f.names) for f in imports)
+    return FileFacts(imports, imports_pallas, words)
+
+
+class FactsStore(Protocol):
+    """Facts by module text, kept across runs (``check``'s on-disk cache)."""
+
+    def get(self, text: str) -> FileFacts | None: ...
+
+    def put(self, text: str, facts: FileFacts) -> None: ...
+
+
+def _reach(graph: dict[str, set[str]], seeds: set[str], depth: int) -> set[str]:
+    """Everything ``depth`` steps of ``graph`` from ``seeds`` (seeds included), where a step
+    into a package ``__init__`` is free: it only re-exports what the next step reaches."""
+    best = {s: 0 for s in seeds}
+    queue = deque((s, 0) for s in seeds)
+    while queue:
+        node, cost = queue.popleft()
+        if cost > best.get(node, cost):
+            continue
+        for nxt in graph.get(node, ()):
+            step = 0 if os.path.basename(nxt) == "__init__.py" else 1
+            c = cost + step
+            if c <= depth and c < best.get(nxt, depth + 1):
+                best[nxt] = c
+                (queue.appendleft if step == 0 else queue.append)((nxt, c))
+    return set(best)
+
+
 @dataclass(frozen=True)
 class Resolved:
     path: str
@@ -141,7 +206,7 @@ def package_root(path: Path) -> Path:
 
 class Program:
     def __init__(self, root: str | Path | None, read: Callable[[str], str | None] = read_file,
-                 environment: str | None = None) -> None:
+                 environment: str | None = None, facts_store: "FactsStore | None" = None) -> None:
         self.root = Path(root).resolve() if root else None
         self._read = read
         self.environment = environment
@@ -152,15 +217,24 @@ class Program:
         self._resolution_deps: dict[tuple, frozenset[str]] = {}
         self._project = None
         self._files: list[str] | None = None
-        self._imports: dict[str, tuple[str, set[str]]] = {}  # path -> (text, imported workspace paths)
+        self._imports: dict[str, tuple[FileFacts, set[str]]] = {}  # path -> (facts, imported workspace paths)
+        self._facts: dict[str, tuple[str, FileFacts]] = {}  # path -> (text, its facts)
+        self.facts_store = facts_store  # facts by content, kept across runs (``check``'s cache)
+        self._importers_map: dict[str, set[str]] | None = None  # module -> modules importing it
+        self._relevant: frozenset[str] | None = None  # modules that concern Pallas (concerns_pallas)
+        self._known: tuple | None = None  # (files(), the same as a set of absolute paths)
+        # Stats of the file tree, kept until files are created or deleted (files_changed):
+        self._inside: dict[str, bool] = {}  # contains(), by path
+        self._module_files: dict[tuple[Path, str], str | None] = {}  # (base, dotted) -> its file
+        self._roots_cache: dict[str, list[Path]] = {}  # folder -> where its imports are looked up
+        self._package_roots: dict[str, Path] = {}
+        self._maybe_cache: dict[tuple[str, str], bool] = {}  # may_be_workspace
+        self.prune = True  # modules that cannot concern Pallas are skipped (concerns_pallas)
         self.lock = threading.RLock()
         self.accessed: set[str] = set()  # modules consulted since the last reset (dependency tracking)
         self._tracking: list[set[str]] = []  # nested dependency trackers (one per unit being analysed)
         self._importers: dict[tuple[str, int], list[str]] = {}
         self._stale_imports: set[str] = set()  # changed modules whose imports are not re-read yet
-        self._word_index: dict[str, set[str]] | None = None  # word -> files that contain it
-        self._words: dict[str, frozenset[str]] = {}  # file -> its words (as indexed)
-        self._stale_words: set[str] = set()  # changed files to index again
         self.unit_cache: dict = {}  # (module, rules) -> what a module's launches find (engine)
         self.depth = [0]  # evaluation depth shared by every module's evaluator (bounds cross-module chains)
         self.notes: list[str] = []
@@ -169,11 +243,18 @@ class Program:
     def contains(self, path: str | Path) -> bool:
         if self.root is None:
             return False
-        try:
-            Path(path).resolve().relative_to(self.root)
-            return True
-        except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
-            return False
+        key = os.fspath(path)
+        got = self._inside.get(key)
+        if got is None:
+            try:
+                Path(path).resolve().relative_to(self.root)
+                got = True
+            except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+                got = False
+            if len(self._inside) > 100_000:
+                self._inside.clear()
+            self._inside[key] = got
+        return got
 
     def text(self, path: str) -> str | None:
         return self._read(path)
@@ -198,7 +279,9 @@ class Program:
             if cached is not None:  # its text changed behind our back (read from disk)
                 for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
                     del self.unit_cache[key]
-                self._stale_words.add(path)
+                self._stale_imports.add(path)
+                self._facts.pop(path, None)
+                self._relevant = None
             self._modules[path] = (text, index, ev)
             return index, ev
 
@@ -261,28 +344,29 @@ class Program:
                         if k[0] == path or (k[0] == "path" and k[1] == d) or (v is not None and v.path == path)
                         or path in self._resolution_deps.get(k, ())]:
                 del self._resolved[key]
-                if key[0] == "path" and path in self._resolution_deps.pop(key, ()):
-                    # A module in that folder resolved an import through this one: its imports
-                    # are read again before the import graph is next used.
-                    for f in [f for f in self._imports if os.path.dirname(f) == key[1]]:
-                        del self._imports[f]
-                        self._stale_imports.add(f)
+                self._resolution_deps.pop(key, None)
+            if os.path.basename(path) == "__init__.py":
+                # Edges that went through this package's re-exports may have moved: the graph is
+                # worked out again (from the scanned statements: stats, no indexing).
+                self._imports.clear()
+                self._importers_map = None
             # Its imports are looked at again before the import graph is next used (not on
-            # every keystroke: that would index the whole module each time).
+            # every keystroke).
             self._stale_imports.add(path)
-            self._stale_words.add(path)
-
-    def _refresh_imports(self) -> None:
-        with self.lock:
-            stale, self._stale_imports = self._stale_imports, set()
-        for path in sorted(stale):
-            self.imports_of(path)
+            self._facts.pop(path, None)
+            self._relevant = None
 
     def files_changed(self) -> None:
         """Files were created or deleted: the module list and every resolution may differ."""
         with self.lock:
             self._files = None
-            self._word_index = None
+            for cache in (self._inside, self._module_files, self._roots_cache, self._package_roots,
+                          self._maybe_cache):
+                cache.clear()
+            self._importers_map = None
+            self._relevant = None
+            self._imports.clear()
+            self._facts.clear()
             self._resolved.clear()
             self._resolution_deps.clear()
             self._importers.clear()
@@ -313,10 +397,13 @@ class Program:
         top = module.split(".")[0]
         if top in KNOWN_EXTERNAL:
             return False
-        for base in {self.root, self.root / "src", package_root(Path(from_path))}:
-            if os.path.isdir(base / top) or os.path.isfile(base / f"{top}.py"):
-                return True
-        return False
+        key = (top, os.path.dirname(from_path))
+        got = self._maybe_cache.get(key)
+        if got is None:
+            got = any(os.path.isdir(base / top) or os.path.isfile(base / f"{top}.py")
+                      for base in self._roots_for(from_path))
+            self._maybe_cache[key] = got
+        return got
 
     def resolve_import(self, from_path: str, stmt: ast.AST, local: str, where=None) -> Resolved | None:
         """Where the name ``local`` bound by an import statement is defined, in the workspace.
@@ -361,7 +448,9 @@ class Program:
         span = index.span(alias, where) if bp is not None else None
         if span is None:
             return None
-        key = (from_path, _stmt_key(stmt), local)
+        # An absolute import means the same in every module of a package tree: asked of jedi once.
+        relative = isinstance(stmt, ast.ImportFrom) and stmt.level
+        key = (from_path if relative else str(self._package_root(from_path)), _stmt_key(stmt), local)
         if key in self._resolved:
             return self._resolved[key]
         res = None
@@ -393,6 +482,13 @@ class Program:
         return False
 
     def _module_file(self, base: Path, dotted: str) -> str | None:
+        key = (base, dotted)
+        if key in self._module_files:
+            return self._module_files[key]
+        got = self._module_files[key] = self._module_file_now(base, dotted)
+        return got
+
+    def _module_file_now(self, base: Path, dotted: str) -> str | None:
         p = base.joinpath(*dotted.split(".")) if dotted else base
         if dotted and os.path.isfile(p.with_suffix(".py")):  # (never raises: a locked folder is False)
             return str(p.with_suffix(".py"))
@@ -401,11 +497,22 @@ class Program:
         return None
 
     def _roots_for(self, from_path: str) -> list[Path]:
-        roots: list[Path] = []
-        for r in (self.root, (self.root / "src") if self.root else None, package_root(Path(from_path))):
-            if r is not None and r not in roots:
-                roots.append(r)
-        return roots
+        folder = os.path.dirname(from_path)
+        got = self._roots_cache.get(folder)
+        if got is None:
+            got = []
+            for r in (self.root, (self.root / "src") if self.root else None, self._package_root(from_path)):
+                if r is not None and r not in got:
+                    got.append(r)
+            self._roots_cache[folder] = got
+        return got
+
+    def _package_root(self, from_path: str) -> Path:
+        folder = os.path.dirname(from_path)
+        got = self._package_roots.get(folder)
+        if got is None:
+            got = self._package_roots[folder] = package_root(Path(from_path))
+        return got
 
     def _resolve_by_path(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> Resolved | None:
         key = ("path", os.path.dirname(from_path), _stmt_key(stmt), alias.name)
@@ -424,6 +531,12 @@ class Program:
             for base in self._from_bases(from_path, stmt):
                 mod = self._module_file(base, stmt.module or "")
                 if mod is None:
+                    if stmt.module and os.path.isdir(base.joinpath(*stmt.module.split("."))):
+                        # A namespace package (a folder without __init__.py): only its submodules.
+                        sub = self._module_file(base, f"{stmt.module}.{alias.name}")
+                        if sub is not None:
+                            res = Resolved(os.path.abspath(sub), 0, "module", alias.name)
+                            break
                     continue
                 sub = self._module_file(base, ".".join(x for x in ((stmt.module or ""), alias.name) if x))
                 # `from pkg import x` reads the attribute x of pkg after its __init__ ran: a name
@@ -583,36 +696,112 @@ class Program:
         self._files = out
         return out
 
-    def imports_of(self, path: str) -> set[str]:
-        """Workspace modules a module imports (resolved with jedi, cached by text)."""
+    def facts(self, path: str) -> FileFacts | None:
+        """What a module's text says about imports and Pallas (:func:`file_facts`), cached by
+        text (and by content in ``facts_store``, which ``check`` keeps on disk)."""
         path = os.path.abspath(path)
+        got = self._facts.get(path)
+        if got is not None:  # (until the module is reported changed: forget, files_changed)
+            return got[1]
         text = self._read(path)
         if text is None:
+            return None
+        facts = self.facts_store.get(text) if self.facts_store is not None else None
+        if facts is None:
+            facts = file_facts(text)
+            if self.facts_store is not None:
+                self.facts_store.put(text, facts)
+        self._facts[path] = (text, facts)
+        return facts
+
+    def imports_of(self, path: str) -> set[str]:
+        """Workspace modules a module imports: each import statement of its text (at any depth,
+        :mod:`import_scan`) resolved by path, ``from pkg import name`` through the re-exports
+        of ``pkg``'s ``__init__`` to the module that defines ``name``. Never more than a few
+        stats per import: no module is indexed and jedi is not asked (an import the paths do
+        not decide adds no edge; the analysis itself still asks jedi)."""
+        path = os.path.abspath(path)
+        facts = self.facts(path)
+        if facts is None:
             return set()
         cached = self._imports.get(path)
-        if cached is not None and cached[0] == text:
+        if cached is not None and cached[0] is facts:
             return cached[1]
-        if not any(k in text for k in ("import ",)):
-            self._set_imports(path, text, set())
-            return set()
-        got = self.load(path)
         out: set[str] = set()
-        if got is not None:
-            index = got[0]
-            for name, bs in index.scope.bindings.items():
-                for b in bs:
-                    if b.kind == "import" and isinstance(b.stmt, ast.ImportFrom) and name == "*":
-                        star = self._star_module(path, b.stmt)  # `from .square import *`
-                        if star is not None and star != path:
-                            out.add(star)
-                    elif b.kind == "import" and b.stmt is not None:
-                        r = self.resolve_import(path, b.stmt, name, b.scope)
-                        if r is not None:
-                            out.add(r.path)
-                        if isinstance(b.stmt, ast.Import):
-                            out |= self._dotted_imports(path, b.stmt, name)
-        self._set_imports(path, text, out)
+        for fact in facts.imports:
+            out |= self._fact_targets(path, fact, 0)
+        out.discard(path)
+        self._set_imports(path, facts, out)
         return out
+
+    def _fact_targets(self, from_path: str, fact: ImportFact, depth: int) -> set[str]:
+        """The workspace files an import statement runs or takes names from."""
+        out: set[str] = set()
+        if fact.is_from:
+            module = "." * fact.level + fact.module
+            if not self.may_be_workspace(module or ".", from_path):
+                return out
+            bases = self._from_bases_of(from_path, fact.level)
+            for base in bases:
+                mod = self._module_file(base, fact.module)
+                namespace = mod is None and fact.module and os.path.isdir(base.joinpath(*fact.module.split(".")))
+                if mod is None and not namespace:
+                    continue
+                package = mod is not None and os.path.basename(mod) == "__init__.py"
+                for name, _ in fact.names:
+                    sub = None if name == "*" else \
+                        self._module_file(base, ".".join(x for x in (fact.module, name) if x))
+                    reexported = set()
+                    if sub is None and package and name != "*" and depth < 8:
+                        reexported = self._reexported_from(os.path.abspath(mod), name, depth + 1)
+                    if sub is not None:  # `from pkg import submodule`
+                        targets = {sub}
+                    elif reexported:  # `from pkg import name` that pkg's __init__ takes from .x
+                        targets = reexported
+                    else:  # a name the module itself binds, or all it exports (`*`)
+                        targets = {mod} if mod is not None else set()
+                    out |= {os.path.abspath(t) for t in targets if self.contains(t)}
+                if not namespace:
+                    break  # (the first folder on the path that has the module is the one imported)
+            return out
+        for name, _ in fact.names:
+            if not self.may_be_workspace(name, from_path):
+                continue
+            parts = name.split(".")
+            for base in self._roots_for(from_path):
+                found = [self._module_file(base, ".".join(parts[:k])) for k in range(1, len(parts) + 1)]
+                if not any(found):
+                    continue
+                out |= {os.path.abspath(f) for f in found if f is not None and self.contains(f)}
+                break
+        return out
+
+    def _reexported_from(self, init: str, name: str, depth: int) -> set[str]:
+        """Where a package's ``__init__`` takes ``name`` from (``from .x import name``, or any
+        module it star-imports): the modules ``from pkg import name`` really reaches."""
+        facts = self.facts(init)
+        out: set[str] = set()
+        if facts is None:
+            return out
+        explicit = False
+        for fact in facts.imports:
+            if fact.is_from and any((a or n) == name or n == "*" for n, a in fact.names):
+                original = next((n for n, a in fact.names if (a or n) == name), None)
+                explicit = explicit or original is not None
+                narrowed = ImportFact(True, fact.module, fact.level,
+                                      ((original, None),) if original is not None else (("*", None),))
+                out |= self._fact_targets(init, narrowed, depth)
+        if out and not explicit:
+            out.add(init)  # (only star imports might give it: the __init__ may define it itself)
+        return out
+
+    def _from_bases_of(self, from_path: str, level: int) -> list[Path]:
+        if not level:
+            return self._roots_for(from_path)
+        base = Path(from_path).parent
+        for _ in range(level - 1):
+            base = base.parent
+        return [base]
 
     def imports_with_packages(self, path: str, depth: int = 3) -> set[str]:
         """The modules a module imports, and for each package it imports, what that package's
@@ -631,116 +820,100 @@ class Program:
             frontier = nxt
         return out
 
-    def _dotted_imports(self, from_path: str, stmt: ast.Import, local: str) -> set[str]:
-        """``import pkg.kernels`` binds ``pkg`` but imports pkg/kernels.py too (used as
-        ``pkg.kernels.build(...)``): the workspace files of its dotted names."""
-        out: set[str] = set()
-        for alias in stmt.names:
-            if alias.asname or "." not in alias.name or alias.name.split(".")[0] != local \
-                    or not self.may_be_workspace(alias.name, from_path):
-                continue
-            for base in self._roots_for(from_path):
-                mod = self._module_file(base, alias.name)
-                if mod is not None:
-                    if self.contains(mod):
-                        out.add(os.path.abspath(mod))
-                    break
-        return out
-
-    def _set_imports(self, path: str, text: str, out: set[str]) -> None:
+    def _set_imports(self, path: str, facts: FileFacts, out: set[str]) -> None:
         old = self._imports.get(path)
-        if (old[1] if old is not None else set()) != out:
-            self._importers.clear()  # an edge of the import graph changed (or appeared)
-        self._imports[path] = (text, out)
+        old_edges = old[1] if old is not None else None
+        self._imports[path] = (facts, out)
+        if old_edges != out and self._importers_map is not None:
+            for target in (old_edges or set()) - out:
+                self._importers_map.get(target, set()).discard(path)
+            for target in out:
+                self._importers_map.setdefault(target, set()).add(path)
+            self._importers.clear()
+
+    def _importer_map(self) -> dict[str, set[str]]:
+        """Every workspace module's importers (the import graph, inverted): built once from each
+        file's import statements, then kept up to date for the modules reported changed."""
+        with self.lock:
+            if self._importers_map is None:
+                self._importers_map = {}
+                for f in self.files():
+                    f = os.path.abspath(f)
+                    for target in self.imports_of(f):
+                        self._importers_map.setdefault(target, set()).add(f)
+                self._stale_imports.clear()
+            stale, self._stale_imports = self._stale_imports, set()
+            for f in sorted(stale):
+                self.imports_of(f)  # (updates the map through _set_imports)
+            return self._importers_map
 
     def importers_of(self, path: str, depth: int = 3) -> list[str]:
-        """Modules that import ``path``, directly or through up to ``depth`` steps."""
+        """Modules that import ``path``, directly or through up to ``depth`` steps (a step
+        through a package ``__init__`` that re-exports it is not counted)."""
         path = os.path.abspath(path)
-        if self._stale_imports:
-            self._refresh_imports()
+        graph = self._importer_map()
         key = (path, depth)
         if key in self._importers:
             return self._importers[key]
-        found = self._importers_of(path, depth)
-        self._importers[key] = found
-        return found
+        found = _reach(graph, {path}, depth)
+        found.discard(path)
+        # An importer that does not concern Pallas launches nothing and decides nothing.
+        self._importers[key] = sorted(f for f in found if self.concerns_pallas(f))
+        return self._importers[key]
 
-    def _importers_of(self, path: str, depth: int) -> list[str]:
-        frontier = {path}
-        found: list[str] = []
-        for _ in range(depth):
-            new = set()
-            # An importer names the module, or a package above it whose __init__ re-exports
-            # from it (``from pkg import build`` reaches pkg/kernels.py that way).
-            self._files_mentioning(set())  # (the word index, up to date)
-            names = {n for p in frontier for n in self._import_names(p)}
-            for f in sorted(self._files_mentioning(names)):
-                if f in frontier or f in found:
-                    continue
-                if self.imports_of(f) & frontier:
-                    new.add(f)
-            if not new:
-                break
-            found += sorted(new)
-            frontier = new
-        return found
+    def concerns_pallas(self, path: str) -> bool:
+        """Whether analysing a module can find anything: it imports Pallas or can launch a
+        kernel itself (:class:`FileFacts`), or it imports, through a few steps, a module that
+        can (a caller that decides the mode), or one of those imports it (a helper a kernel
+        calls). Decided
+        from the files' texts and import statements alone; a module for which this is False
+        has no launch, reaches none and is reached by none. Always True with ``prune`` off."""
+        if not self.prune:
+            return True
+        path = os.path.abspath(path)
+        if path not in self._known_files():
+            return True  # (beyond the workspace walk: analysed as before)
+        return path in self.relevant()
 
-    def _import_names(self, path: str) -> list[str]:
-        out = [_import_name(path)]
-        d = Path(path).parent
-        if os.path.basename(path) == "__init__.py":
-            d = d.parent
-        while self.root is not None and d != self.root and self.root in d.parents:
-            init = str(d / "__init__.py")
-            if out[-1] not in self._words.get(init, frozenset()):
-                break
-            out.append(d.name)
-            d = d.parent
-        return out
+    def text_concerns_pallas(self, path: str, text: str) -> bool:
+        """:meth:`concerns_pallas` for a text the workspace walk does not list (a notebook's
+        joined cells): it can launch, or it imports a module that concerns Pallas."""
+        if not self.prune:
+            return True
+        facts = file_facts(text)
+        if facts.mentions_pallas or facts.launch_words == "launch":
+            return True
+        path = os.path.abspath(path)
+        relevant = self.relevant()
+        return any(t in relevant for fact in facts.imports for t in self._fact_targets(path, fact, 0))
 
-    def _files_mentioning(self, names: set[str]) -> set[str]:
-        """Workspace files whose text has one of ``names`` as a word: the only ones that can
-        import those modules. An inverted index over every file's words, built once and
-        updated for the modules the server reports changed (``forget``): asking it does not
-        read every file again (which made finding importers quadratic in the number of files)."""
+    def _known_files(self) -> frozenset[str]:
+        if self._known is None or self._known[0] is not self._files:
+            self._known = (self._files, frozenset(os.path.abspath(f) for f in self.files()))
+        return self._known[1]
+
+    def relevant(self) -> frozenset[str]:
         with self.lock:
-            if self._word_index is None:
-                self._word_index, self._words = {}, {}
-                for f in self.files():
-                    self._index_words(os.path.abspath(f))
-                self._stale_words.clear()
-            for f in self._stale_words:
-                self._index_words(f)
-            self._stale_words.clear()
-            out: set[str] = set()
-            for n in names:
-                out |= self._word_index.get(n, set())
-            return out
-
-    def _index_words(self, path: str) -> None:
-        assert self._word_index is not None
-        for w in self._words.pop(path, frozenset()):
-            got = self._word_index.get(w)
-            if got is not None:
-                got.discard(path)
-        text = self._read(path)
-        if text is None:
-            return
-        words = identifier_words(text)
-        self._words[path] = words
-        for w in words:
-            self._word_index.setdefault(w, set()).add(path)
+            graph = self._importer_map()
+            if self._relevant is None:
+                files = {os.path.abspath(f) for f in self.files()}
+                facts = {f: self.facts(f) or NO_FACTS for f in files}
+                pallas = {f for f in files if facts[f].mentions_pallas}
+                seeds = {f for f in files if facts[f].launch_words == "launch" or (facts[f].launch_words
+                         and (f in pallas or any(t in pallas for t in self.imports_of(f))))}
+                # Callers: modules that import a Pallas module (launchers, wrappers, tests).
+                callers = _reach(graph, seeds, RELEVANCE_DEPTH)
+                forward = {f: self.imports_of(f) for f in self._imports}
+                # Helpers: what those modules import (a kernel body's helpers, a mode constant).
+                helpers = _reach(forward, callers, RELEVANCE_DEPTH)
+                # And every module that imports Pallas (it is analysed, if only for its syntax).
+                self._relevant = frozenset(callers | helpers | pallas)
+            return self._relevant
 
     def reset_accessed(self) -> set[str]:
         with self.lock:
             got, self.accessed = self.accessed, set()
             return got
-
-
-def _import_name(path: str) -> str:
-    """The name an importer must write: the module's own, or its package's for __init__.py."""
-    base = os.path.splitext(os.path.basename(path))[0]
-    return os.path.basename(os.path.dirname(path)) if base == "__init__" else base
 
 
 def _literal_all(index: ModuleIndex) -> set[str] | None:
