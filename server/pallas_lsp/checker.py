@@ -100,13 +100,92 @@ class Checker:
             if not concerns:
                 return []
         if self.program is not None:
-            result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
-                                            backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
-            # One finding per failing construct: the reminders at launches in other modules are for editors.
-            return [f for f in result.findings if not f.secondary]
+            if self.cache is not None and not is_notebook(path):
+                return self._cached(path, cfg)
+            if self.record and not is_notebook(path):  # (a -j worker, for the parent's cache)
+                findings, deps = self.analyse_recording(path, cfg)
+                self.recorded[os.path.abspath(path)] = self.dependency_values(deps)
+                return findings
+            return self._analyse_in(path, cfg)
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
                                      backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
         return result.findings
+
+    def _analyse_in(self, path: str, cfg: Config) -> list[Finding]:
+        result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
+                                        backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
+        # One finding per failing construct: the reminders at launches in other modules are for editors.
+        return [f for f in result.findings if not f.secondary]
+
+    # The on-disk cache (cache.CheckCache) and the settings its results are keyed by: only for
+    # runs that neither fix nor need fixes (a cached finding has none).
+    cache: object = None
+    cache_settings: str = ""
+
+    def settings_key(self, cfg: Config) -> str:
+        from .cache import content_hash
+
+        return content_hash(f"{self.cache_settings}\0{cfg!r}")
+
+    def _cached(self, path: str, cfg: Config) -> list[Finding]:
+        cache = self.cache
+        key = os.path.abspath(path)
+        settings = self.settings_key(cfg)
+        found = cache.lookup(key, settings, self._dependency_value)  # type: ignore[attr-defined]
+        if found is not None:
+            return found
+        findings, deps = self.analyse_recording(path, cfg)
+        cache.keep(key, settings, deps, self._dependency_value,  # type: ignore[attr-defined]
+                   [f.detached(with_fixes=False) for f in findings])
+        return findings
+
+    def analyse_recording(self, path: str, cfg: Config) -> tuple[list[Finding], set[str]]:
+        """The findings of a module and everything they depend on (Program.note)."""
+        with self.program.track() as deps:  # type: ignore[attr-defined]
+            findings = self._analyse_in(path, cfg)
+        return findings, deps | {os.path.abspath(path), "?files"}
+
+    def cached_only(self, path: Path) -> bool:
+        """Whether the cache holds a result for the file that is still valid."""
+        try:
+            read_source(path, self.max_file_bytes)
+        except (FileReadError, SourceDecodeError):
+            return False
+        settings = self.settings_key(self.config_for(path))
+        return self.cache.lookup(os.path.abspath(path), settings,  # type: ignore[attr-defined]
+                                 self._dependency_value) is not None
+
+    def dependency_values(self, deps: set[str]) -> dict[str, str]:
+        return {d: self._dependency_value(d) for d in deps}
+
+    def _dependency_value(self, dependency: str) -> str:
+        """What a dependency of a cached result is now (see :meth:`Program.note`): a module's
+        content hash, an importer list, a "concerns Pallas" answer, the workspace's file list."""
+        memo = self._dependency_memo
+        got = memo.get(dependency)
+        if got is not None:
+            return got
+        from .cache import UNCACHEABLE, content_hash
+
+        program = self.program
+        if dependency == "?files":
+            got = content_hash("\0".join(program.files()))  # type: ignore[attr-defined]
+        elif dependency.startswith("?importers\0"):
+            _, p, depth = dependency.split("\0")
+            got = content_hash("\0".join(program.importers_of(p, int(depth))))  # type: ignore[attr-defined]
+        elif dependency.startswith("?concerns\0"):
+            got = "1" if program.concerns_pallas(dependency.split("\0", 1)[1]) else "0"  # type: ignore[attr-defined]
+        elif dependency == UNCACHEABLE:
+            got = "?"
+        else:
+            text = program.text(dependency)  # type: ignore[attr-defined]
+            got = "-" if text is None else content_hash(text)
+        memo[dependency] = got
+        return got
+
+    _dependency_memo: dict = field(default_factory=dict)  # (the files do not change during a run)
+    record: bool = False  # a -j worker: record each analysed module's dependencies in ``recorded``
+    recorded: dict = field(default_factory=dict)
 
     overlay: TextOverlay = field(default_factory=lambda: TextOverlay())
 

@@ -89,10 +89,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     files = list(discover(args.paths))
     fixing = bool(args.fix or args.diff)
     unsafe = bool(args.unsafe_fixes)
+    cache = None
     if not args.single_file:
         from .analysis.program import common_root
 
         checker.workspace(common_root(args.paths))  # (reads through the overlay of fixed texts)
+        no_cache = args.no_cache or os.environ.get("PALLAS_LSP_NO_CACHE", "") not in ("", "0")
+        if not (no_cache or fixing or args.statistics) and checker.program.root is not None:
+            cache = _open_cache(args, checker, store)
     fixed: dict[str, object] = {}  # path -> checker.FixResult
     seen_cfg_problems: set[str] = set()
     loaded_records: set[str] = set()  # each records file once, however many files share it
@@ -106,8 +110,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         from .parallel import check_parallel
 
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
-        results = check_parallel(files, base, not args.no_config, args.jobs, root,
-                                 with_fixes=fixing or args.statistics)  # (--statistics marks the fixable)
+        # The parent decides what concerns Pallas (and answers from the cache); the workers get
+        # only the rest, with every module's scanned facts.
+        todo = [p for p in files if not _settled_here(checker, p)]
+        sent = set(todo)
+        done = {str(p): checker.check_file(p) for p in files if p not in sent}
+        facts = checker.program.known_facts() if checker.program is not None else None
+        got = {}
+        for p, fs, recorded in check_parallel(todo, base, not args.no_config, args.jobs, root,
+                                              with_fixes=fixing or args.statistics,  # (--statistics: fixable)
+                                              facts=facts, record=cache is not None):
+            got[p] = fs
+            if recorded is not None and cache is not None:
+                cache.keep_values(os.path.abspath(p), checker.settings_key(checker.config_for(Path(p))),
+                                  recorded, fs)
+        results = [(str(p), done[str(p)] if str(p) in done else got[str(p)]) for p in files]
         if fixing:  # the workers built the first pass's fixes; later passes run here
             for i, (p, fs) in enumerate(results):
                 if any(f.fixes for f in fs) and not is_notebook(p):
@@ -133,12 +150,15 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if detection_key(store.records) != rules_from:  # the project's records declare rules
                     rules_from = detection_key(store.records)
                     checker.engine = default_engine(records=store.records)
+                checker.cache_settings = _cache_settings(store)
             if fixing and not is_notebook(path):  # (notebooks are checked, never rewritten)
                 res = checker.fix_file(path, unsafe=unsafe)
                 fixed[str(path)] = res
                 results.append((str(path), res.findings))
             else:
                 results.append((str(path), checker.check_file(path)))
+    if cache is not None:
+        cache.save()
     urls = {r.slug: r.github_url for r in store.records}
     if fixing:
         rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls)
@@ -146,6 +166,48 @@ def cmd_check(args: argparse.Namespace) -> int:
         _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe)
         rc = 1 if any(fs for _, fs in results) else 0
     return 0 if args.exit_zero else rc
+
+
+def _settled_here(checker, path: Path) -> bool:
+    """Whether ``check -j`` answers a file in the parent: a module that does not concern Pallas
+    (no findings), or one whose findings the cache has. Everything else goes to a worker."""
+    from .notebooks import is_notebook
+
+    program = checker.program
+    if program is None or not checker.prune or is_notebook(path) or os.path.isdir(path):
+        return False
+    if not program.concerns_pallas(str(path)):
+        return True
+    return checker.cache is not None and checker.cached_only(path)
+
+
+def _open_cache(args: argparse.Namespace, checker, store):
+    """The on-disk cache for this run's workspace (cache.py), or None when there is none."""
+    from .cache import DEFAULT_FOLDER, CheckCache
+    from .config import cache_folder, find_config
+
+    root = checker.program.root
+    if args.cache_dir or os.environ.get("PALLAS_LSP_CACHE_DIR"):
+        folder = Path(args.cache_dir or os.environ["PALLAS_LSP_CACHE_DIR"])
+    else:
+        cfg = find_config(root / "x.py") if not args.no_config else None
+        folder, problem = cache_folder(cfg, root / DEFAULT_FOLDER) if cfg is not None \
+            else (root / DEFAULT_FOLDER, None)
+        if problem:
+            _warn(f"config: {problem}")
+    cache = CheckCache.open(folder, root)
+    if cache is not None:
+        checker.cache = cache
+        checker.cache_settings = _cache_settings(store)
+        checker.program.facts_store = cache
+    return cache
+
+
+def _cache_settings(store) -> str:
+    """What every cached result depends on besides the files: the records (messages, rules)."""
+    from .cache import content_hash
+
+    return content_hash(repr([(r.slug, r.source, repr(r)) for r in store.records]))
 
 
 def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict) -> int:
@@ -265,6 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or names")
     c.add_argument("--no-config", action="store_true", help="ignore [tool.pallas-lsp] in pyproject.toml")
     c.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for many files")
+    c.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the cache (.pallas-lsp-cache/ at the workspace root; "
+                   "also PALLAS_LSP_NO_CACHE=1)")
+    c.add_argument("--cache-dir", metavar="DIR", help="keep the cache in DIR (default: PALLAS_LSP_CACHE_DIR, "
+                   "else the `cache-dir` setting, else .pallas-lsp-cache/ at the workspace root)")
     c.add_argument("--single-file", action="store_true",
                    help="analyse each file on its own (do not follow imports across the checked tree)")
     c.add_argument("--fix", action="store_true",

@@ -50,6 +50,9 @@ class Config:
     # ``check --assume-interpret``: analyse compiled launches as if launched in this interpret mode.
     assume_interpret: str | None = None
     what_if: bool | None = None  # ``what-if = false``: no interpret-readiness lens or action (None: not set)
+    # ``cache-dir``: where ``check`` keeps its cache, as written (relative to the pyproject's
+    # folder); :func:`cache_folder` checks it stays inside.
+    cache_dir: str | None = None
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -63,6 +66,7 @@ class Config:
             backends=self.backends if self.backends is not None else other.backends,
             assume_interpret=self.assume_interpret or other.assume_interpret,
             what_if=self.what_if if self.what_if is not None else other.what_if,
+            cache_dir=self.cache_dir if self.cache_dir is not None else other.cache_dir,
         )
 
 
@@ -84,6 +88,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
         return Config(source=where, problems=(f"{where}: [tool.{SECTION}] must be a table",))
     select = ignore = records = backends = None
     what_if: bool | None = None
+    cache_dir: str | None = None
     for key, value in table.items():
         if key == "select":
             select = _string_list(value, key, where, problems)
@@ -99,8 +104,14 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
                 what_if = value
             else:
                 problems.append(f"{where}: `what-if` must be true or false; using the default (true)")
+        elif key == "cache-dir":
+            if isinstance(value, str) and value and "\0" not in value:
+                cache_dir = value
+            else:
+                problems.append(f"{where}: `cache-dir` must be a path; using the default")
         else:
-            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records, backends, what-if)")
+            problems.append(f"{where}: unknown setting `{key}` "
+                            "(known: select, ignore, records, backends, what-if, cache-dir)")
     if select:
         select = known_rules_only(select, f"{where}: `select`", problems)
         if not select:  # an empty select would run no rule at all
@@ -109,7 +120,20 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     if ignore is not None:
         ignore = known_rules_only(ignore, f"{where}: `ignore`", problems, prefixes=False)
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
-                  backends=backends, what_if=what_if)
+                  backends=backends, what_if=what_if, cache_dir=cache_dir)
+
+
+def cache_folder(cfg: Config, default: Path) -> tuple[Path, str | None]:
+    """Where ``check`` keeps its cache: ``cfg.cache_dir`` resolved against the folder of its
+    pyproject.toml when it stays inside that folder, else ``default``; and the problem to
+    report when it was refused (a cloned repository must not make ``check`` write elsewhere)."""
+    if cfg.cache_dir is None or cfg.source is None:
+        return default, None
+    project = Path(cfg.source).parent.resolve()
+    target = _real(project / cfg.cache_dir)
+    if target is None or not _inside(target, project):
+        return default, f"{cfg.source}: `cache-dir` outside the project: {cfg.cache_dir} (refused)"
+    return target, None
 
 
 BACKENDS = ("tpu", "triton", "mosaic_gpu")

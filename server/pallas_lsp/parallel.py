@@ -18,7 +18,8 @@ _WORKER = None
 _WITH_FIXES = False  # (set per worker process by _init: ``check --fix`` wants the fixes built)
 
 
-def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: bool = False) -> None:
+def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: bool = False,
+          facts: dict | None = None, record: bool = False) -> None:
     global _WORKER, _WITH_FIXES
     from .checker import Checker
     from .rules import default_engine
@@ -29,19 +30,27 @@ def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: boo
     checker = Checker(default_engine(records=_records_of(base)), base, use_file_config=use_file_config)
     if root is not None:
         checker.workspace(root)
+        if facts:  # (the parent scanned every file already: no worker scans them again)
+            checker.program.seed_facts(facts)  # type: ignore[attr-defined]
+    checker.record = record
     _WORKER, _WITH_FIXES = checker, with_fixes
 
 
-def _check(paths: list[str]) -> list[tuple[str, list[Finding]]]:
+def _check(paths: list[str]) -> list[tuple[str, list[Finding], dict | None]]:
+    """Each file's findings, and what they depend on with its values (for the parent's cache;
+    None when the file was not analysed in the workspace)."""
     assert _WORKER is not None
     out = []
     for p in paths:
+        recorded = None
+        _WORKER.recorded = {}
         findings = _WORKER.check_file(Path(p))
+        recorded = _WORKER.recorded.get(os.path.abspath(p))
         # Contexts hold references into syntax trees: keep findings plain for pickling.
         # (Fix builders hold the analysis: only built fixes cross, and only for `check --fix`.)
         # (A notebook finding's cells are plain data and cross too.)
         out.append((p, [replace(f.detached(with_fixes=_WITH_FIXES), contexts=(), extra=_plain_extra(f.extra))
-                        for f in findings]))
+                        for f in findings], recorded))
     return out
 
 
@@ -50,16 +59,21 @@ def _plain_extra(extra: dict) -> dict:
 
 
 def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
-                   root: str | None = None, *, with_fixes: bool = False) -> list[tuple[str, list[Finding]]]:
+                   root: str | None = None, *, with_fixes: bool = False,
+                   facts: dict | None = None, record: bool = False) -> list[tuple[str, list[Finding], dict | None]]:
     """Findings per file, checked by ``jobs`` processes; ``with_fixes``: each finding's fixes
-    built in the worker (they cross as :class:`Prebuilt`)."""
+    built in the worker (they cross as :class:`Prebuilt`); ``facts``: each module's scanned
+    facts (Program.seed_facts), shared with every worker; ``record``: each analysed module's
+    dependencies come back with the findings (the parent keeps them in its cache)."""
+    if not files:
+        return []
     jobs = max(1, min(jobs, os.cpu_count() or 1, len(files)))
     # Contiguous chunks keep a package's modules in one worker (its program caches them).
     n = max(1, (len(files) + jobs * 4 - 1) // (jobs * 4))
     chunks = [[str(f) for f in files[i:i + n]] for i in range(0, len(files), n)]
-    results: list[tuple[str, list[Finding]]] = []
+    results: list[tuple[str, list[Finding], dict | None]] = []
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init,
-                             initargs=(base, use_file_config, root, with_fixes)) as pool:
+                             initargs=(base, use_file_config, root, with_fixes, facts, record)) as pool:
         for part in pool.map(_check, chunks):
             results.extend(part)
     return results

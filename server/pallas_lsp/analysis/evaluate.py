@@ -141,6 +141,7 @@ class Evaluator:
         self._mentions_idx: _MergedMentions | None = None
         self._callers: dict[int, tuple[list[Invocation], Deps | None]] = {}
         self._star_names: dict[str, Binding | None] = {}  # names star imports of workspace modules give
+        self._star_deps: dict[str, frozenset[str]] = {}  # what each of those consulted
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
 
@@ -433,12 +434,25 @@ class Evaluator:
         modules that import this one may differ, and so may what a star import gives."""
         self._callers.clear()
         self._star_names.clear()
+        self._star_deps.clear()
 
     def _workspace_import_star(self, name: str) -> Binding | None:
         """The binding a ``from <workspace module> import *`` of this module gives ``name``
         (an import of that name from there), or None when no star import exports it."""
         if name in self._star_names:
+            if self.program is not None:  # (what answered it: the star-imported modules)
+                self.program.read_again(self._star_deps.get(name))  # type: ignore[attr-defined]
             return self._star_names[name]
+        if self.program is not None:
+            with self.program.track() as consulted:  # type: ignore[attr-defined]
+                got = self._workspace_import_star_now(name)
+            self._star_deps[name] = frozenset(consulted)
+        else:
+            got = self._workspace_import_star_now(name)
+        self._star_names[name] = got
+        return got
+
+    def _workspace_import_star_now(self, name: str) -> Binding | None:
         got = None
         for star in reversed(self.index.scope.bindings.get("*", [])):
             stmt = star.stmt
@@ -448,7 +462,6 @@ class Evaluator:
                 got = Binding(name, "import", None, stmt, star.seq, qualified=f"{module}.{name}",
                               scope=star.scope)
                 break
-        self._star_names[name] = got
         return got
 
     def _workspace_import_at(self, b: Binding) -> Value | None:
@@ -521,11 +534,18 @@ class Evaluator:
         if hit is not None:
             if self.deps is not None and hit[1] is not None:
                 self.deps.merge(hit[1])
+            if self.program is not None and len(hit) > 2:
+                self.program.read_again(hit[2])  # type: ignore[attr-defined]  # (other modules it read)
             return hit[0]
         cache[id(target)] = (pending, None)
-        with self._recording() as sub:
+        if self.program is None:
+            with self._recording() as sub:
+                v = compute()
+            cache[id(target)] = (v, sub)
+            return v
+        with self._recording() as sub, self.program.track() as consulted:  # type: ignore[attr-defined]
             v = compute()
-        cache[id(target)] = (v, sub)
+        cache[id(target)] = (v, sub, frozenset(consulted))
         return v
 
     @contextmanager

@@ -8,11 +8,24 @@ from __future__ import annotations
 import ast
 import re
 
-from . import api, cst_edits
+from . import api
 from .findings import Finding, Fix, TextEdit
 from .module import ModuleIndex, Span
 from .scopes import Scope
 from .suppression import find_suppression, with_code
+
+
+class _OnFirstUse:
+    """``cst_edits`` (and libcst, a tenth of a second to import) loaded when a fix is first
+    built: ``check`` without ``--fix`` and a server that only publishes never build one."""
+
+    def __getattr__(self, name: str):
+        from . import cst_edits as module
+
+        return getattr(module, name)
+
+
+cst_edits = _OnFirstUse()
 
 
 def _args_in_order(call: ast.Call) -> list[ast.AST]:

@@ -303,9 +303,18 @@ class Program:
         if not paths:
             return
         with self.lock:
-            self.accessed |= set(paths)
+            self.accessed |= {p for p in paths if not p.startswith("?")}
             for t in self._tracking:
                 t |= set(paths)
+
+    def note(self, dependency: str) -> None:
+        """Something an analysis depended on besides a module's index, for the trackers only:
+        a module's scanned facts (its path), ``?importers\0path\0depth``, ``?concerns\0path``,
+        or ``?jedi`` (jedi read files of its own: no cache can check what it depended on)."""
+        if self._tracking:
+            with self.lock:
+                for t in self._tracking:
+                    t.add(dependency)
 
     def track(self):
         """Record the modules consulted inside a ``with`` block."""
@@ -451,6 +460,7 @@ class Program:
         # An absolute import means the same in every module of a package tree: asked of jedi once.
         relative = isinstance(stmt, ast.ImportFrom) and stmt.level
         key = (from_path if relative else str(self._package_root(from_path)), _stmt_key(stmt), local)
+        self.note("?jedi")
         if key in self._resolved:
             return self._resolved[key]
         res = None
@@ -478,6 +488,7 @@ class Program:
         for base in bases:
             mod = self._module_file(base, dotted)
             if mod is not None:
+                self.note(os.path.abspath(mod))
                 return self.contains(mod) and self._read(mod) is None
         return False
 
@@ -700,6 +711,7 @@ class Program:
         """What a module's text says about imports and Pallas (:func:`file_facts`), cached by
         text (and by content in ``facts_store``, which ``check`` keeps on disk)."""
         path = os.path.abspath(path)
+        self.note(path)
         got = self._facts.get(path)
         if got is not None:  # (until the module is reported changed: forget, files_changed)
             return got[1]
@@ -713,6 +725,18 @@ class Program:
                 self.facts_store.put(text, facts)
         self._facts[path] = (text, facts)
         return facts
+
+    def known_facts(self) -> dict[str, FileFacts]:
+        """The facts of every module scanned so far, by path (for :meth:`seed_facts`)."""
+        with self.lock:
+            return {p: f for p, (_, f) in self._facts.items()}
+
+    def seed_facts(self, facts: dict[str, FileFacts]) -> None:
+        """Take the facts another program scanned from the same files (``check -j``'s workers
+        get the parent's): they are not scanned again."""
+        with self.lock:
+            for p, f in facts.items():
+                self._facts.setdefault(p, (None, f))  # type: ignore[arg-type]
 
     def imports_of(self, path: str) -> set[str]:
         """Workspace modules a module imports: each import statement of its text (at any depth,
@@ -851,6 +875,7 @@ class Program:
         """Modules that import ``path``, directly or through up to ``depth`` steps (a step
         through a package ``__init__`` that re-exports it is not counted)."""
         path = os.path.abspath(path)
+        self.note(f"?importers\0{path}\0{depth}")
         graph = self._importer_map()
         key = (path, depth)
         if key in self._importers:
@@ -871,6 +896,7 @@ class Program:
         if not self.prune:
             return True
         path = os.path.abspath(path)
+        self.note(f"?concerns\0{path}")
         if path not in self._known_files():
             return True  # (beyond the workspace walk: analysed as before)
         return path in self.relevant()
