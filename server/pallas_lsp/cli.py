@@ -84,16 +84,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .runtime import tune_gc
 
     tune_gc(batch=True)
-    checker = Checker(default_engine(records=store.records), base, use_file_config=not args.no_config)
+    checker = Checker(default_engine(records=store.records), base, use_file_config=not args.no_config,
+                      # (every module analysed, as before modules were pruned: for comparisons)
+                      prune=os.environ.get("PALLAS_LSP_FULL_ANALYSIS", "") in ("", "0"))
     rules_from = detection_key(store.records)
     files = list(discover(args.paths))
     fixing = bool(args.fix or args.diff)
     unsafe = bool(args.unsafe_fixes)
     cache = None
     if not args.single_file:
-        from .analysis.program import common_root
+        from .analysis.program import workspace_root
 
-        checker.workspace(common_root(args.paths))  # (reads through the overlay of fixed texts)
+        checker.workspace(workspace_root(args.paths))  # (reads through the overlay of fixed texts)
         no_cache = args.no_cache or os.environ.get("PALLAS_LSP_NO_CACHE", "") not in ("", "0")
         if not (no_cache or fixing or args.statistics) and checker.program.root is not None:
             cache = _open_cache(args, checker, store)

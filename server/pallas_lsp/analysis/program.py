@@ -974,3 +974,21 @@ def common_root(paths: Iterable[str]) -> Path | None:
     dirs = [p if p.is_dir() else p.parent for p in ps]
     root = Path(os.path.commonpath([str(d) for d in dirs]))
     return package_root(root / "x.py") if (root / "__init__.py").exists() else root
+
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def workspace_root(paths: Iterable[str]) -> Path | None:
+    """The folder ``check`` follows imports in: the nearest folder at or above the paths'
+    common root that holds a project file (pyproject.toml, setup.py, setup.cfg), so a check of
+    one file sees the same importers and helpers as a check of the whole project; else the
+    common root (:func:`common_root`)."""
+    root = common_root(paths)
+    if root is None:
+        return None
+    for d in (root, *root.parents):
+        if any(os.path.isfile(d / m) for m in PROJECT_MARKERS):
+            return d
+    return root
+

@@ -1,0 +1,199 @@
+"""``check`` at repository scale gives what the full analysis gives.
+
+A generated multi-package workspace (kernels launched with a forwarded ``interpret``, helpers
+that use ``pl.get_global`` in another module, re-exports through ``__init__``, a namespace
+package, callers in test modules, and modules that have nothing to do with Pallas) is edited at
+random; after every round of edits the findings of
+
+- the full analysis (every module analysed, nothing cached: what ``check`` did before),
+- the pruned analysis (only modules that concern Pallas), without a cache,
+- the same with the on-disk cache (every round reuses the previous round's cache),
+- ``-j 2`` with the cache,
+- a one-file check of each module (with the cache)
+
+must all be equal.
+"""
+from __future__ import annotations
+
+import io
+import json
+import random
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from pallas_lsp.cli import main
+
+KERNELS = '''\
+import jax
+from jax.experimental import pallas as pl
+from {helpers} import {helper}
+
+
+def body(x_ref, o_ref):
+    {helper}(o_ref)
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def launch(x, interpret={default}):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          interpret=interpret)(x)
+'''
+
+HELPERS = '''\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def signal_semaphore(o_ref):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+
+
+def quiet(o_ref):
+    pass
+'''
+
+CALLER = '''\
+import jax.numpy as jnp
+{import_line}
+
+
+def test_it():
+    x = jnp.zeros(8)
+    {call}(x, interpret={mode})
+'''
+
+PLAIN = '''\
+import os
+import json
+{extra}
+
+
+def unrelated(path):
+    return json.loads(open(os.path.join(path, "x.json")).read())
+'''
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+def _state(rng: random.Random) -> dict:
+    return {
+        "default": rng.choice(["False", "True"]),
+        "helper": rng.choice(["signal_semaphore", "quiet"]),
+        "callers": [{"how": rng.choice(["package", "module", "none"]), "mode": rng.choice(["True", "False"])}
+                    for _ in range(3)],
+        "plain_imports_kernels": rng.random() < 0.5,
+        "extra_plain": rng.randrange(3),
+    }
+
+
+def _render(root: Path, st: dict) -> None:
+    _write(root, "pyproject.toml", "[project]\nname = 'ws'\n")
+    _write(root, "pkg/__init__.py", "from .kernels import launch\n")
+    _write(root, "pkg/kernels.py", KERNELS.format(helpers="pkg.helpers", helper=st["helper"],
+                                                    default=st["default"]))
+    _write(root, "pkg/helpers.py", HELPERS)
+    # A namespace package (no __init__.py) with its own kernel module and helpers.
+    _write(root, "ns/sub/kern.py", KERNELS.format(helpers="ns.sub.help", helper=st["helper"],
+                                                    default="False"))
+    _write(root, "ns/sub/help.py", HELPERS)
+    for i, c in enumerate(st["callers"]):
+        if c["how"] == "package":
+            imp, call = "from pkg import launch", "launch"
+        elif c["how"] == "module":
+            imp, call = "from ns.sub import kern", "kern.launch"
+        else:
+            imp, call = "", "print"
+        _write(root, f"tests/test_{i}.py", CALLER.format(import_line=imp, call=call, mode=c["mode"]))
+    for stale in range(len(st["callers"]), 6):
+        if (root / f"tests/test_{stale}.py").exists():
+            (root / f"tests/test_{stale}.py").unlink()
+    extra = "from pkg import kernels" if st["plain_imports_kernels"] else ""
+    _write(root, "tools/plain.py", PLAIN.format(extra=extra))
+    for j in range(3):
+        p = root / f"tools/more_{j}.py"
+        if j < st["extra_plain"]:
+            _write(root, f"tools/more_{j}.py", PLAIN.format(extra=""))
+        elif p.exists():
+            p.unlink()
+
+
+def _check(*args: str) -> list[tuple]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        try:
+            main(["check", "--output-format", "json", *args])
+        except SystemExit:
+            pass
+    return sorted((Path(f["path"]).name, f["line"], f["column"], f["code"], f["message"])
+                  for f in json.loads(out.getvalue() or "[]"))
+
+
+def _full(root: Path, monkeypatch) -> list[tuple]:
+    """The full analysis: every module analysed (Checker.prune off), no cache."""
+    with monkeypatch.context() as m:
+        m.setenv("PALLAS_LSP_FULL_ANALYSIS", "1")
+        return _check("--no-cache", str(root))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pruned_cached_parallel_and_one_file_checks_equal_the_full_analysis(tmp_path, monkeypatch, seed):
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    rng = random.Random(seed)
+    st = _state(rng)
+    flagged_rounds = 0
+    for _ in range(10):
+        _render(root, st)
+        full = _full(root, monkeypatch)
+        flagged_rounds += bool(full)
+        assert _check("--no-cache", str(root)) == full
+        assert _check(str(root)) == full  # (the previous round's cache, then this one's)
+        assert _check(str(root)) == full
+        assert _check("-j", "2", str(root)) == full
+        for f in sorted(root.rglob("*.py")):
+            mine = sorted(x for x in full if x[0] == f.name)
+            assert [x for x in _check(str(f)) if x[0] == f.name] == mine, f
+        # Edit at random: a mode, a default, which helper, who imports what, files come and go.
+        key = rng.choice(["default", "helper", "caller", "caller", "plain", "extra", "callers"])
+        if key == "default":
+            st["default"] = "True" if st["default"] == "False" else "False"
+        elif key == "helper":
+            st["helper"] = "quiet" if st["helper"] == "signal_semaphore" else "signal_semaphore"
+        elif key == "caller":
+            c = rng.choice(st["callers"])
+            c[rng.choice(["how", "mode"])] = None
+            c["how"] = c["how"] or rng.choice(["package", "module", "none"])
+            c["mode"] = c["mode"] or rng.choice(["True", "False"])
+        elif key == "callers":  # a caller module appears or goes
+            if len(st["callers"]) < 5 and (len(st["callers"]) < 2 or rng.random() < 0.5):
+                st["callers"].append({"how": rng.choice(["package", "module"]), "mode": "True"})
+            else:
+                st["callers"].pop(rng.randrange(len(st["callers"])))
+        elif key == "plain":
+            st["plain_imports_kernels"] = not st["plain_imports_kernels"]
+        else:
+            st["extra_plain"] = rng.randrange(3)
+    assert flagged_rounds, "no round had a finding: the comparison proved nothing"
+
+
+def test_a_module_that_does_not_concern_pallas_is_not_analysed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PALLAS_LSP_NO_CACHE", "1")
+    _render(tmp_path, {"default": "True", "helper": "signal_semaphore", "callers": [],
+                       "plain_imports_kernels": False, "extra_plain": 0})
+    from pallas_lsp.analysis.program import Program
+
+    program = Program(tmp_path)
+    assert program.concerns_pallas(str(tmp_path / "pkg/kernels.py"))
+    assert program.concerns_pallas(str(tmp_path / "pkg/helpers.py"))
+    assert not program.concerns_pallas(str(tmp_path / "tools/plain.py"))
+    (tmp_path / "tools/plain.py").write_text("from pkg import launch\n\nlaunch(None, interpret=True)\n")
+    program.forget(str(tmp_path / "tools/plain.py"))
+    assert program.concerns_pallas(str(tmp_path / "tools/plain.py"))  # (now a caller)
