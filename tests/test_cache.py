@@ -1,0 +1,98 @@
+"""``check``'s on-disk cache (cache.py): used when valid, never trusted when planted, never
+written where a repository says outside itself."""
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+from pallas_lsp.cache import CheckCache, content_hash
+from pallas_lsp.cli import main
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+KERNEL = (CORPUS / "get_global_interpret_true_basic.py").read_text()
+
+
+def _check(*args: str) -> tuple[list[dict], str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(["check", "--output-format", "json", *args])
+        except SystemExit:
+            pass
+    return json.loads(out.getvalue() or "[]"), err.getvalue()
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (root / "k.py").write_text(KERNEL)
+    return root
+
+
+def test_a_second_run_answers_from_the_cache_and_an_edit_is_seen(tmp_path, monkeypatch):
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _project(tmp_path)
+    first, _ = _check(str(root))
+    assert [f["code"] for f in first] == ["PAL001"]
+    folder = root / ".pallas-lsp-cache"
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    cache = CheckCache.open(folder, root)
+    assert cache is not None and str(root / "k.py") in cache.results
+    # A result answered from the cache is the same; an edited file is analysed again.
+    assert _check(str(root))[0] == first
+    (root / "k.py").write_text(KERNEL.replace("interpret=True", "interpret=False"))
+    assert _check(str(root))[0] == []
+
+
+def test_a_planted_cache_is_ignored(tmp_path, monkeypatch):
+    """A cache committed to a repository (or written by someone else) claims the file has no
+    findings: it does not verify under this user's key and is not used."""
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _project(tmp_path)
+    _check(str(root))
+    cache = CheckCache.open(root / ".pallas-lsp-cache", root)
+    body = json.loads(cache.file.read_bytes().partition(b"\n")[2])
+    for entry in body["results"].values():
+        entry["findings"] = []
+    forged = json.dumps(body).encode()
+    cache.file.write_bytes(content_hash("guess").encode() + b"\n" + forged)
+    assert [f["code"] for f in _check(str(root))[0]] == ["PAL001"]
+    # Signed with another key (another user's cache): the same.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
+    other = CheckCache.open(root / ".pallas-lsp-cache", root)
+    assert other is not None and other.results == {}
+
+
+def test_no_cache_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _project(tmp_path)
+    _check("--no-cache", str(root))
+    monkeypatch.setenv("PALLAS_LSP_NO_CACHE", "1")
+    _check(str(root))
+    assert not (root / ".pallas-lsp-cache").exists()
+
+
+def test_cache_dir_setting_is_kept_inside_the_project(tmp_path, monkeypatch):
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _project(tmp_path)
+    outside = tmp_path / "elsewhere"
+    (root / "pyproject.toml").write_text(f"[tool.pallas-lsp]\ncache-dir = '../elsewhere'\n")
+    findings, err = _check(str(root))
+    assert [f["code"] for f in findings] == ["PAL001"]
+    assert "`cache-dir` outside the project" in err
+    assert not outside.exists() and (root / ".pallas-lsp-cache").exists()
+    (root / "pyproject.toml").write_text("[tool.pallas-lsp]\ncache-dir = 'build/lint-cache'\n")
+    _check(str(root))
+    assert (root / "build" / "lint-cache" / ".gitignore").exists()
+
+
+def test_a_damaged_cache_file_is_a_miss(tmp_path, monkeypatch):
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _project(tmp_path)
+    _check(str(root))
+    cache = CheckCache.open(root / ".pallas-lsp-cache", root)
+    cache.file.write_bytes(b"\x00garbage")
+    assert [f["code"] for f in _check(str(root))[0]] == ["PAL001"]
