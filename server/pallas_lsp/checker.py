@@ -98,6 +98,9 @@ class Checker:
             else:
                 concerns = self.program.concerns_pallas(path)  # type: ignore[attr-defined]
             if not concerns:
+                from .analysis.program import release_text
+
+                release_text(path)
                 return []
         if self.program is not None:
             if self.cache is not None and not is_notebook(path):

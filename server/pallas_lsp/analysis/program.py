@@ -116,6 +116,12 @@ def read_source_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
     return text
 
 
+def release_text(path: str) -> None:
+    """Stop keeping a file's text (a module that does not concern Pallas: its facts are all
+    that is needed, and memory must not grow with such files)."""
+    _DISK.pop(path, None)
+
+
 def read_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
     """:func:`read_source_file`, or None for a file that is not read (not a regular file, too
     large, unreadable) or that CPython would not decode: such a module is not followed."""
@@ -934,6 +940,8 @@ class Program:
                 helpers = _reach(forward, callers, RELEVANCE_DEPTH)
                 # And every module that imports Pallas (it is analysed, if only for its syntax).
                 self._relevant = frozenset(callers | helpers | pallas)
+                for f in files - self._relevant:
+                    release_text(f)
             return self._relevant
 
     def reset_accessed(self) -> set[str]:
