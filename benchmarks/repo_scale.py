@@ -9,8 +9,8 @@ is never touched and every run starts from the same bytes):
   ``check`` did before modules were pruned), its time, and whether its findings equal ours;
 * one file (``--file REL``, repeatable): cold, warm, and warm after a one-line change to it,
   and whether its findings equal what the whole-tree check gives for it;
-* ``--padding K``: the tree again with K extra copies of its modules that do not concern
-  Pallas, to show that time and memory do not grow with them.
+* ``--padding K``: the tree again with K copies of the standard library's sources added
+  (modules that do not concern Pallas), to show that memory does not grow with them.
 
 Figures are printed as a table and, with ``--json OUT``, written as JSON. Standard library
 only; run with any Python ≥ 3.10 (``.bench-venv/bin/python benchmarks/repo_scale.py ...``).
@@ -64,14 +64,19 @@ def ruff(tree: Path, target: str, cache: Path) -> dict:
 
 
 def pad(tree: Path, copies: int) -> int:
-    """``copies`` extra copies of the tree's modules that do not mention Pallas, under
-    ``_padding/N/``; returns how many files were added."""
+    """``copies`` copies of this Python's standard library sources under ``_padding/N/``: real
+    code that does not concern Pallas (it imports only itself and the stdlib; a copy of the
+    repository's own modules would not do: they import the repository's kernels). Returns how
+    many files were added."""
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    sources = [p for p in stdlib.rglob("*.py") if not any(part in ("site-packages", "test", "tests",
+               "idlelib", "lib2to3") for part in p.relative_to(stdlib).parts)]
     added = 0
-    sources = [p for p in tree.rglob("*.py") if "_padding" not in p.parts
-               and "pallas" not in p.read_text(errors="replace")]
     for n in range(copies):
         for p in sources:
-            dest = tree / "_padding" / str(n) / p.relative_to(tree)
+            dest = tree / "_padding" / str(n) / p.relative_to(stdlib)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, dest)
             added += 1
@@ -140,7 +145,7 @@ def main() -> None:
     ap.add_argument("--repo", action="append", required=True, help="a repository checkout (repeatable)")
     ap.add_argument("--file", action="append", default=[],
                     help="REPO_NAME:REL one file to check alone (repeatable)")
-    ap.add_argument("--padding", type=int, default=0, help="extra copies of the non-Pallas modules")
+    ap.add_argument("--padding", type=int, default=0, help="copies of the stdlib's sources to add")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
     state = code_state()
