@@ -86,22 +86,28 @@ class Checker:
     # file is, as before (the benchmarks and tests compare the two).
     prune: bool = True
 
+    def _concerns_pallas(self, text: str, path: str) -> bool:
+        """Whether the file is analysed at all (``prune``: Program.concerns_pallas); a text that
+        is not is not kept either."""
+        if not self.prune:
+            return True
+        if self.program is None:  # (--single-file: what the text alone says)
+            from .analysis.program import file_facts
+
+            concerns = file_facts(text).pallas_by_itself
+        elif is_notebook(path):
+            concerns = self.program.text_concerns_pallas(path, text)  # type: ignore[attr-defined]
+        else:
+            concerns = self.program.concerns_pallas(path)  # type: ignore[attr-defined]
+        if not concerns:
+            from .analysis.program import release_text
+
+            release_text(path)
+        return concerns
+
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
-        if self.prune:
-            if self.program is None:  # (--single-file: what the text alone says)
-                from .analysis.program import file_facts
-
-                facts = file_facts(text)
-                concerns = facts.mentions_pallas or facts.launch_words == "launch"
-            elif is_notebook(path):
-                concerns = self.program.text_concerns_pallas(path, text)  # type: ignore[attr-defined]
-            else:
-                concerns = self.program.concerns_pallas(path)  # type: ignore[attr-defined]
-            if not concerns:
-                from .analysis.program import release_text
-
-                release_text(path)
-                return []
+        if not self._concerns_pallas(text, path):
+            return []
         if self.program is not None:
             if self.cache is not None and not is_notebook(path):
                 return self._cached(path, cfg)
@@ -148,15 +154,23 @@ class Checker:
             findings = self._analyse_in(path, cfg)
         return findings, deps | {os.path.abspath(path), "?files"}
 
-    def cached_only(self, path: Path) -> bool:
-        """Whether the cache holds a result for the file that is still valid."""
+    def findings_without_analysis(self, path: Path) -> list[Finding] | None:
+        """``check -j``: a module's findings when no analysis is needed for them (one that is
+        not read, one that does not concern Pallas, one the cache answers); None when it is
+        (the parent sends it to a worker)."""
+        if is_notebook(path) or os.path.isdir(path):
+            return None
         try:
-            read_source(path, self.max_file_bytes)
-        except (FileReadError, SourceDecodeError):
-            return False
+            text = read_source(path, self.max_file_bytes)
+        except (FileReadError, SourceDecodeError) as exc:
+            return [unread_finding(path, exc)]
+        if not self._concerns_pallas(text, str(path)):
+            return []
+        if self.cache is None or self.program is None:
+            return None
         settings = self.settings_key(self.config_for(path))
         return self.cache.lookup(os.path.abspath(path), settings,  # type: ignore[attr-defined]
-                                 self._dependency_value) is not None
+                                 self._dependency_value)
 
     def dependency_values(self, deps: set[str]) -> dict[str, str]:
         return {d: self._dependency_value(d) for d in deps}

@@ -114,9 +114,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
         # The parent decides what concerns Pallas (and answers from the cache); the workers get
         # only the rest, with every module's scanned facts.
-        todo = [p for p in files if not _settled_here(checker, p)]
-        sent = set(todo)
-        done = {str(p): checker.check_file(p) for p in files if p not in sent}
+        done = {}
+        for p in files:
+            got_here = checker.findings_without_analysis(p)
+            if got_here is not None:
+                done[str(p)] = got_here
+        todo = [p for p in files if str(p) not in done]
         facts = checker.program.known_facts() if checker.program is not None else None
         got = {}
         for p, fs, recorded in check_parallel(todo, base, not args.no_config, args.jobs, root,
@@ -170,19 +173,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if args.exit_zero else rc
 
 
-def _settled_here(checker, path: Path) -> bool:
-    """Whether ``check -j`` answers a file in the parent: a module that does not concern Pallas
-    (no findings), or one whose findings the cache has. Everything else goes to a worker."""
-    from .notebooks import is_notebook
-
-    program = checker.program
-    if program is None or not checker.prune or is_notebook(path) or os.path.isdir(path):
-        return False
-    if not program.concerns_pallas(str(path)):
-        return True
-    return checker.cache is not None and checker.cached_only(path)
-
-
 def _open_cache(args: argparse.Namespace, checker, store):
     """The on-disk cache for this run's workspace (cache.py), or None when there is none."""
     from .cache import DEFAULT_FOLDER, CheckCache
@@ -192,7 +182,7 @@ def _open_cache(args: argparse.Namespace, checker, store):
     if args.cache_dir or os.environ.get("PALLAS_LSP_CACHE_DIR"):
         folder = Path(args.cache_dir or os.environ["PALLAS_LSP_CACHE_DIR"])
     else:
-        cfg = find_config(root / "x.py") if not args.no_config else None
+        cfg = find_config(root) if not args.no_config else None
         folder, problem = cache_folder(cfg, root / DEFAULT_FOLDER) if cfg is not None \
             else (root / DEFAULT_FOLDER, None)
         if problem:

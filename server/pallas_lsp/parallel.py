@@ -42,7 +42,6 @@ def _check(paths: list[str]) -> list[tuple[str, list[Finding], dict | None]]:
     assert _WORKER is not None
     out = []
     for p in paths:
-        recorded = None
         _WORKER.recorded = {}
         findings = _WORKER.check_file(Path(p))
         recorded = _WORKER.recorded.get(os.path.abspath(p))

@@ -8,7 +8,7 @@ would see them.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -136,10 +136,10 @@ class Evaluator:
         # across edits (see incremental.py); None: not recorded.
         self.deps: Deps | None = None
         self.tracking = False  # results are kept across edits: memoised facts keep their records
-        self._def_values: dict[int, tuple[Value, Deps | None]] = {}
+        self._def_values: dict[int, tuple[Value, Deps | None, frozenset[str]]] = {}
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._mentions_idx: _MergedMentions | None = None
-        self._callers: dict[int, tuple[list[Invocation], Deps | None]] = {}
+        self._callers: dict[int, tuple[list[Invocation], Deps | None, frozenset[str]]] = {}
         self._star_names: dict[str, Binding | None] = {}  # names star imports of workspace modules give
         self._star_deps: dict[str, frozenset[str]] = {}  # what each of those consulted
         # One depth for the whole workspace: chains through other modules count too.
@@ -440,15 +440,11 @@ class Evaluator:
         """The binding a ``from <workspace module> import *`` of this module gives ``name``
         (an import of that name from there), or None when no star import exports it."""
         if name in self._star_names:
-            if self.program is not None:  # (what answered it: the star-imported modules)
-                self.program.read_again(self._star_deps.get(name))  # type: ignore[attr-defined]
+            self._consulted_again(self._star_deps.get(name, frozenset()))  # (the star-imported modules)
             return self._star_names[name]
-        if self.program is not None:
-            with self.program.track() as consulted:  # type: ignore[attr-defined]
-                got = self._workspace_import_star_now(name)
-            self._star_deps[name] = frozenset(consulted)
-        else:
+        with self._consulting() as consulted:
             got = self._workspace_import_star_now(name)
+        self._star_deps[name] = frozenset(consulted)
         self._star_names[name] = got
         return got
 
@@ -534,19 +530,23 @@ class Evaluator:
         if hit is not None:
             if self.deps is not None and hit[1] is not None:
                 self.deps.merge(hit[1])
-            if self.program is not None and len(hit) > 2:
-                self.program.read_again(hit[2])  # type: ignore[attr-defined]  # (other modules it read)
+            self._consulted_again(hit[2])
             return hit[0]
-        cache[id(target)] = (pending, None)
-        if self.program is None:
-            with self._recording() as sub:
-                v = compute()
-            cache[id(target)] = (v, sub)
-            return v
-        with self._recording() as sub, self.program.track() as consulted:  # type: ignore[attr-defined]
+        cache[id(target)] = (pending, None, frozenset())
+        with self._recording() as sub, self._consulting() as consulted:
             v = compute()
         cache[id(target)] = (v, sub, frozenset(consulted))
         return v
+
+    def _consulting(self):
+        """Record the other workspace modules a memoised computation consults (Program.track),
+        so that a later hit counts them as consulted again (``check``'s cache keeps results by
+        what they consulted)."""
+        return self.program.track() if self.program is not None else nullcontext(set())  # type: ignore[attr-defined]
+
+    def _consulted_again(self, consulted: frozenset[str]) -> None:
+        if self.program is not None and consulted:
+            self.program.read_again(consulted)  # type: ignore[attr-defined]
 
     @contextmanager
     def _recording(self) -> Iterator[Deps | None]:

@@ -147,6 +147,11 @@ class FileFacts:
     # imports a `kernel` (pl.kernel, plgpu.kernel: a launch only where that is Pallas's); "".
     launch_words: str
 
+    @property
+    def pallas_by_itself(self) -> bool:
+        """Whether the text alone makes the module one that concerns Pallas."""
+        return self.mentions_pallas or self.launch_words == "launch"
+
 
 NO_FACTS = FileFacts((), False, "")
 _LAUNCH_WORDS = re.compile(r"\b(?:pallas_call|core_map)\b")
@@ -487,7 +492,7 @@ class Program:
         """Whether the module an import names is found by path but our reader refuses it."""
         if isinstance(stmt, ast.ImportFrom):
             dotted = stmt.module or ""
-            bases = self._from_bases(from_path, stmt)
+            bases = self._from_bases(from_path, stmt.level or 0)
         else:
             dotted = alias.name if alias.asname else alias.name.split(".")[0]
             bases = self._roots_for(from_path)
@@ -504,6 +509,12 @@ class Program:
             return self._module_files[key]
         got = self._module_files[key] = self._module_file_now(base, dotted)
         return got
+
+    @staticmethod
+    def _is_namespace(base: Path, dotted: str) -> bool:
+        """Whether ``dotted`` under ``base`` is a folder a ``from`` import can take submodules
+        from without an ``__init__.py`` (a namespace package)."""
+        return bool(dotted) and os.path.isdir(base.joinpath(*dotted.split(".")))
 
     def _module_file_now(self, base: Path, dotted: str) -> str | None:
         p = base.joinpath(*dotted.split(".")) if dotted else base
@@ -545,10 +556,10 @@ class Program:
     def _resolve_by_path_now(self, from_path: str, stmt: ast.AST, alias: ast.alias) -> Resolved | None:
         res = None
         if isinstance(stmt, ast.ImportFrom):
-            for base in self._from_bases(from_path, stmt):
+            for base in self._from_bases(from_path, stmt.level or 0):
                 mod = self._module_file(base, stmt.module or "")
                 if mod is None:
-                    if stmt.module and os.path.isdir(base.joinpath(*stmt.module.split("."))):
+                    if self._is_namespace(base, stmt.module or ""):
                         # A namespace package (a folder without __init__.py): only its submodules.
                         sub = self._module_file(base, f"{stmt.module}.{alias.name}")
                         if sub is not None:
@@ -625,17 +636,18 @@ class Program:
         src = self._star_module(from_path, stmt)
         return src is not None and src != os.path.abspath(from_path) and name in self._star_exports(src)
 
-    def _from_bases(self, from_path: str, stmt: ast.ImportFrom) -> list[Path]:
-        """The folders a ``from ... import`` is looked up in: its package for a relative one."""
-        if not stmt.level:
+    def _from_bases(self, from_path: str, level: int) -> list[Path]:
+        """The folders a ``from ... import`` with ``level`` leading dots is looked up in: its
+        package for a relative one."""
+        if not level:
             return self._roots_for(from_path)
         base = Path(from_path).parent
-        for _ in range(stmt.level - 1):
+        for _ in range(level - 1):
             base = base.parent
         return [base]
 
     def _star_module(self, from_path: str, stmt: ast.ImportFrom) -> str | None:
-        for base in self._from_bases(from_path, stmt):
+        for base in self._from_bases(from_path, stmt.level or 0):
             mod = self._module_file(base, stmt.module or "")
             if mod is not None:
                 return os.path.abspath(mod) if self.contains(mod) else None
@@ -771,10 +783,10 @@ class Program:
             module = "." * fact.level + fact.module
             if not self.may_be_workspace(module or ".", from_path):
                 return out
-            bases = self._from_bases_of(from_path, fact.level)
+            bases = self._from_bases(from_path, fact.level)
             for base in bases:
                 mod = self._module_file(base, fact.module)
-                namespace = mod is None and fact.module and os.path.isdir(base.joinpath(*fact.module.split(".")))
+                namespace = mod is None and self._is_namespace(base, fact.module)
                 if mod is None and not namespace:
                     continue
                 package = mod is not None and os.path.basename(mod) == "__init__.py"
@@ -824,14 +836,6 @@ class Program:
         if out and not explicit:
             out.add(init)  # (only star imports might give it: the __init__ may define it itself)
         return out
-
-    def _from_bases_of(self, from_path: str, level: int) -> list[Path]:
-        if not level:
-            return self._roots_for(from_path)
-        base = Path(from_path).parent
-        for _ in range(level - 1):
-            base = base.parent
-        return [base]
 
     def imports_with_packages(self, path: str, depth: int = 3) -> set[str]:
         """The modules a module imports, and for each package it imports, what that package's
@@ -896,9 +900,9 @@ class Program:
         """Whether analysing a module can find anything: it imports Pallas or can launch a
         kernel itself (:class:`FileFacts`), or it imports, through a few steps, a module that
         can (a caller that decides the mode), or one of those imports it (a helper a kernel
-        calls). Decided
-        from the files' texts and import statements alone; a module for which this is False
-        has no launch, reaches none and is reached by none. Always True with ``prune`` off."""
+        calls). Decided from the files' texts and import statements alone; a module for which
+        this is False has no launch, reaches none and is reached by none. Always True with
+        ``prune`` off."""
         if not self.prune:
             return True
         path = os.path.abspath(path)
@@ -913,7 +917,7 @@ class Program:
         if not self.prune:
             return True
         facts = file_facts(text)
-        if facts.mentions_pallas or facts.launch_words == "launch":
+        if facts.pallas_by_itself:
             return True
         path = os.path.abspath(path)
         relevant = self.relevant()
