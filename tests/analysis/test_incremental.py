@@ -347,3 +347,80 @@ def test_class_attributes_and_subclasses_count_for_the_kept_launch(old: str, new
     # and back
     got, want = engine.analyse(CLASS_SUITE, path), default_engine().analyse(CLASS_SUITE, path)
     assert _signature(got) == _signature(want)
+
+
+TRANSFORMED = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+def double(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def helper(x):
+    return double(x) + 1.0
+
+
+def main(x):
+    return jax.grad(lambda v: helper(v).sum())(x)
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    ("    return double(x) + 1.0\n", "    return x + 1.0\n"),  # the helper stops reaching the launch
+    ("    return jax.grad(", "    return jax.jvp("),  # reverse mode becomes forward mode
+    ("def main(x):\n", "def other(y):\n    return y\n\n\ndef main(x):\n"),  # a block above the grad
+])
+def test_a_transformation_reaching_a_kept_launch_differently_is_a_change(edit) -> None:
+    from tests.analysis.test_transforms import CASES, HEAD, TAIL
+
+    incremental, fresh = default_engine(incremental=True), default_engine()
+    path = "/ws/transformed.py"
+    incremental.analyse(TRANSFORMED, path)
+    edited = TRANSFORMED.replace(*edit)
+    assert _signature(incremental.analyse(edited, path)) == _signature(fresh.analyse(edited, path))
+    assert _signature(incremental.analyse(TRANSFORMED, path)) == _signature(fresh.analyse(TRANSFORMED, path))
+    for body in CASES.values():  # (and every case of the transformations' tests, edited into it)
+        text = TRANSFORMED + "\n" + (HEAD + body + TAIL).split("\n", 8)[8]
+        assert _signature(incremental.analyse(text, path)) == _signature(fresh.analyse(text, path))
+
+
+def test_a_kept_launch_a_transformation_now_reaches_is_checked_again() -> None:
+    kernels = "\n".join(
+        f"def kernel_{i}(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + {i}\n\n"
+        f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=plgpu.InterpretGPUParams())(x)\n"
+        for i in range(6))
+    head = "import jax\nimport jax.experimental.pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+    incremental, fresh = default_engine(incremental=True), default_engine()
+    path = "/ws/vmapped.py"
+    for target in (3, 4, 3):  # jax.vmap of a GPU-interpreted launch: PAL502 at the vmap
+        text = head + kernels + f"\n\nbatched = jax.vmap(run_{target})\n"
+        got = incremental.analyse(text, path)
+        assert _signature(got) == _signature(fresh.analyse(text, path))
+        assert [(f.code, f.span.line) for f in got.findings] == [("PAL502", text.count("\n"))]
+
+
+def test_a_transformation_elsewhere_keeps_the_other_launches(monkeypatch) -> None:
+    """A jax.vmap in the module does not make every edit re-find every launch."""
+    from pallas_lsp.analysis import launches as launches_mod
+
+    kernels = "\n".join(
+        f"def kernel_{i}(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + {i}\n\n"
+        f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=True)(x)\n"
+        for i in range(30))
+    text = "import jax\nimport jax.experimental.pallas as pl\n\n" + kernels + "\n\nbatched = jax.vmap(run_3)\n"
+    engine = default_engine(incremental=True)
+    engine.analyse(text, "/ws/many.py")
+    calls = []
+    real = launches_mod.LaunchFinder.launch_of
+    monkeypatch.setattr(launches_mod.LaunchFinder, "launch_of",
+                        lambda self, item: calls.append(item) or real(self, item))
+    edited = text.replace("x_ref[...] + 7\n", "x_ref[...] + 7 * 2\n")
+    result = engine.analyse(edited, "/ws/many.py")
+    assert len(result.launches) == 30
+    assert calls and all(c.scope.name == "run_7" for c in calls)

@@ -95,6 +95,11 @@ class LaunchList:
         return self._reached
 
 
+def _transform_key(transforms) -> tuple:
+    """The transformations reaching a launch, by node (a re-parsed block is a change)."""
+    return tuple((t.api, id(t.site.node)) for t in transforms)
+
+
 def _moved(launch: Launch, layout: Layout, index: ModuleIndex) -> Launch:
     def span(s: Span) -> Span:
         d = layout.shift_for(s.line, index)
@@ -320,6 +325,19 @@ class Engine:
         # 2. Contexts and reach of the launches found now.
         resolver.launches = launches
         lowered = resolver._lowered_launches()
+        transformed = resolver.transforms.transformed(launches)
+        if memo is not None and memo.entries:
+            # What reaches a launch depends on the whole module: a reused launch keeps its
+            # findings only while the same transformations reach it (fresh ones: positions).
+            fresh = {id(e) for e in computed}
+            for e in kept:
+                if e.launch is None or id(e) in fresh:
+                    continue
+                now = tuple(transformed.get(id(e.launch), ()))
+                if _transform_key(now) != _transform_key(e.launch.transforms):
+                    memo.entries = {}
+                    return self._collect(index, ev, rules, memo, options)
+                e.launch.transforms = now
         live = {id(e) for e in kept}
         for e in computed:
             launch = e.launch
@@ -327,6 +345,7 @@ class Engine:
                 continue
             self._recording(ev, index, e.deps if keep else None)
             launch.contexts = options.apply(resolver.resolve(launch, lowered.get(id(launch))), launch)
+            launch.transforms = tuple(transformed.get(id(launch), ()))
             e.reached = reach(ev, launch.kernels) if launch.kernels else []
         # 3. The rules, over the launches found now, in the order of the text.
         def line_now(e: Entry) -> tuple[int, int]:
@@ -399,13 +418,19 @@ class Engine:
                     got = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches)
                 view = got
             if launch_rules:
-                hit = Hit("launch", launch.api.name, launch.site, view, ctx)
+                plain = Hit("launch", launch.api.name, launch.site, view, ctx)
                 for rule in launch_rules:
-                    if rule.applies(hit):
-                        report = rule.check(hit)
-                        if report is not None:
-                            candidates.append(Candidate(
-                                rule, report, hit, report.span or hit.span, (), path=index.path_of(launch.site.scope)))
+                    # A rule about a transformation sees the launch once per transformation of
+                    # its kinds (or named by it) that reaches it; the others see the launch itself.
+                    hits = [replace(plain, transform=t) for t in launch.transforms if t.matches(rule.transforms)] \
+                        if rule.transforms else [plain]
+                    for hit in hits:
+                        if rule.applies(hit):
+                            report = rule.check(hit)
+                            if report is not None:
+                                candidates.append(Candidate(
+                                    rule, report, hit, report.span or hit.span, (),
+                                    path=index.path_of(launch.site.scope)))
             if not rules.has_call_rules:
                 continue
             for r in view.reached:
@@ -480,6 +505,9 @@ class Engine:
                     add(index.span(step.node, step.scope),
                         "called from the kernel" if isinstance(step, CallSite) else "traced by this decorator",
                         index.path_of(step.scope))
+                t = c.hit.transform
+                if t is not None:
+                    add(t.span, f"the launch is {t.verb} here (`{t.api}`)", c.launch_path)
                 for r in c.report.related:
                     add(r.span, r.message, r.path or c.path)
             chain_names = tuple(_chain_names(first))

@@ -13,6 +13,7 @@ from .evaluate import (
 from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
+from .transforms import TransformFinder
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
 _MAX_CALLER_DEPTH = 6
@@ -34,6 +35,8 @@ class Launch:
     # Built by calling a wrapper (``make(body, interpret=...)``): ((wrapper, this call),), so
     # the wrapper's parameters are read at this call only.
     via: tuple = ()
+    # The transformations that reach it (``jax.grad``, ``jax.vmap``...: transforms.Transform).
+    transforms: tuple = ()
 
     def __repr__(self) -> str:
         return f"<Launch {self.api.short} kernel={self.kernel_name} line={self.line}>"
@@ -418,6 +421,7 @@ class ContextResolver:
         self._launch: Launch | None = None  # the launch whose interpret= is being classified
         self.setters = self._find_setters()
         self.lowerings = self._find_lowerings()
+        self.transforms = TransformFinder(index, ev)
 
     # --- force/set ------------------------------------------------------------------------
     def _find_setters(self) -> list[Setter]:
@@ -606,7 +610,9 @@ class ContextResolver:
     @property
     def module_wide(self) -> bool:
         """Whether the module has force_/set_ calls or CUDA lowerings: facts that tie every
-        launch's contexts to the rest of the module (no launch result is kept across edits)."""
+        launch's contexts to the rest of the module (no launch result is kept across edits).
+        (Transformations are worked out on every analysis, and a reused launch that they
+        reach differently is a change: engine.py.)"""
         return bool(self.setters or self.lowerings)
 
     def resolve(self, launch: Launch, lowering: tuple[Span, str] | None) -> list[Context]:

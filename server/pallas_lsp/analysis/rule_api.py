@@ -33,6 +33,7 @@ from .scopes import CallSite, Scope
 if TYPE_CHECKING:  # pragma: no cover
     from .launches import Launch
     from .reach import Reached
+    from .transforms import Transform
 
 ConstructKind = Literal["call", "launch"]
 
@@ -60,6 +61,8 @@ class Hit:
     context: Context
     reached: "Reached | None" = None  # the function the call is in (None for a launch)
     callee: Value | None = None
+    # For a rule about transformations: the one (``jax.grad(...)``...) this hit is about.
+    transform: "Transform | None" = None
 
     @property
     def ev(self) -> Evaluator:
@@ -190,6 +193,11 @@ class Rule:
     modes: frozenset[Mode] = frozenset()  # contexts it can fire in (empty: none)
     launch_apis: frozenset[str] | None = None  # only kernels launched by these (None: any)
     label: str = ""  # how messages name the construct, e.g. "pl.get_global"
+    # A launch rule about what is done to the launch: the transformation kinds
+    # ("differentiate", "reverse", "batch") or transformation APIs ("jax.jacfwd") it is about.
+    # It is asked once per such transformation that reaches the launch (``Hit.transform``),
+    # and never about the launch alone.
+    transforms: frozenset[str] = frozenset()
 
     def check(self, hit: Hit) -> Report | None:
         raise NotImplementedError

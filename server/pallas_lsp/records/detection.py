@@ -20,10 +20,12 @@ worked example)::
       "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
       "loweringSemantics": ["warpgroup" | "lane"],                         # Mosaic GPU's, as the code says
       "quietWhenLaunch": [<condition>, ...],                               # an earlier error of the launch
-      "underline": "construct" | {"argument": <argument>} | {"condition": <i>[, "argument": <argument>]},
+      "transformedBy": ["differentiate" | "reverse" | "batch" | "jax.jacfwd", ...],  # only launches transformed so
+      "underline": "construct" | "transform" | {"argument": <argument>}
+                   | {"condition": <i>[, "argument": <argument>]},
       "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
-      "fixes": [{"title": "...", "safe": true|false,
+      "fixes": [{"title": "...", "safe": true|false, "unlessTransformedBy": [...],
                  "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
                  | "removeKeyword": "<name>"
                  | "setInterpretParam": {"name": "...", "value": "<code>"}}],
@@ -80,6 +82,21 @@ Additions for the wave-2 kinds (all optional):
   found (its ``api`` test: the call the argument is; its ``contains`` test: the item of the
   list), wherever that call is written (``spec = pltpu.PrefetchScalarGridSpec(...)`` a few
   lines up); ``{"condition": <i>, "argument": {...}}``: that call's argument.
+* ``"transformedBy": [<kind or API>, ...]`` (a ``launch`` construct only): the rule is about
+  what is done *to* the launch, and is asked once for each transformation of these kinds, or
+  named here, that reaches it: ``jax.grad``, ``jax.value_and_grad``, ``jax.jvp``, ``jax.vjp``,
+  ``jax.linearize``, ``jax.jacfwd``, ``jax.jacrev``, ``jax.hessian`` "differentiate" (all but
+  ``jax.jvp`` and ``jax.jacfwd`` in reverse mode: "reverse"); ``jax.vmap`` is "batch"
+  (analysis/transforms.py says how a transformation reaches a launch, and what ends the
+  chain). ``"underline": "transform"`` underlines that transformation, and the
+  ``{transform}`` placeholder is its name (``jax.grad``). The launch is shown as related.
+* A fix's ``"unlessTransformedBy": [<kind or API>, ...]``: the fix is not offered for a
+  transformation of these kinds (``interpret=True`` cures the GPU interpreter's JVP error, but
+  under ``jax.grad`` the launch then meets pallas_call's reverse-mode error).
+* The test ``"dynamicEntry": true``: the argument (a grid) is, or is a literal tuple or list
+  with, an entry JAX surely does not see as a Python int: a ``jnp`` value (``jnp.int32(n)``), a
+  NumPy scalar, a traced ``lax`` value, or an argument of a function ``jax.jit`` traces (not
+  in its static arguments).
 * ``"also": [{...}, ...]``: more constructs that raise the same error (a call in the kernel
   and a launch option that binds the same primitive, for instance). Each is a detection
   section of its own with its own ``code`` and ``name`` (and usually ``construct``,
@@ -96,12 +113,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "equals", "notIn", "greaterThan",
-         "api", "contains", "anyLeaf")
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "dynamicEntry",
+         "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
+TRANSFORM_KINDS = ("differentiate", "reverse", "batch")
+# The transformation APIs a detection may name (analysis/transforms.py's TRANSFORM_APIS).
+TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.linearize", "jax.jacfwd",
+                  "jax.jacrev", "jax.hessian", "jax.vmap")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
-PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api"}
+PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api", "transform"}
 FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
@@ -143,6 +164,9 @@ class FixSpec:
     name: str
     value: str = ""  # Python code
     safe: bool = False
+    # Not offered under these transformations (kinds or APIs): the edit would only meet the
+    # next error there (interpret=True under jax.grad, for instance).
+    unless_transformed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,6 +188,9 @@ class Detection:
     lowered_for: tuple[str, ...] = ()
     lowering_semantics: tuple[str, ...] = ()  # Mosaic GPU's, as the code surely says
     quiet_when_launch: tuple[Condition, ...] = ()  # any holding on the launch call: no report
+    # Only launches reached by a transformation of these kinds ("differentiate", "batch").
+    transformed_by: tuple[str, ...] = ()
+    underline_transform: bool = False  # underline the transformation (``"underline": "transform"``)
     error: str = "{errorClass}: {errorMessage}"
     headline: str = "`{label}` cannot run in {context}"
     fixes: tuple[FixSpec, ...] = ()
@@ -254,7 +281,8 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap"):
+    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap",
+                "dynamicEntry"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "equals":
@@ -305,7 +333,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(w, "must be an object")
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
-        unknown = set(f) - set(FIX_OPS) - {"title", "safe"}
+        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy"}
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -313,12 +341,19 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         safe = f.get("safe", False)
         if not isinstance(safe, bool):
             raise DetectionError(f"{w}.safe", "must be true or false")
+        unless: tuple[str, ...] = ()
+        if "unlessTransformedBy" in f:
+            u = f["unlessTransformedBy"]
+            if not isinstance(u, list) or not u or any(x not in TRANSFORM_KINDS + TRANSFORM_APIS for x in u):
+                raise DetectionError(f"{w}.unlessTransformedBy", f"must be a non-empty list of kinds "
+                                                                 f"({', '.join(TRANSFORM_KINDS)}) or transformation APIs")
+            unless = tuple(u)
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":
             if not isinstance(body, str) or not _IDENT_RE.match(body):
                 raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
-            out.append(FixSpec(title, op, body, "", safe))
+            out.append(FixSpec(title, op, body, "", safe, unless))
             continue
         if not isinstance(body, dict) or set(body) != {"name", "value"}:
             raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")
@@ -331,7 +366,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             compile(value, "<fix value>", "eval", dont_inherit=True)  # parsed, never run
         except (SyntaxError, ValueError):
             raise DetectionError(f"{w}.{op}.value", f"{value!r} is not a Python expression") from None
-        out.append(FixSpec(title, op, body["name"], value, safe))
+        out.append(FixSpec(title, op, body["name"], value, safe, unless))
     return tuple(out)
 
 
@@ -372,7 +407,8 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
 
 def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
-             "error", "headline", "fixes", "loweredFor", "loweringSemantics", "quietWhenLaunch"} | ({"also"} if allow_also else set())
+             "error", "headline", "fixes", "loweredFor", "loweringSemantics", "quietWhenLaunch",
+             "transformedBy"} | ({"also"} if allow_also else set())
     unknown = set(obj) - known
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
@@ -425,13 +461,25 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
             if not _IDENT_RE.match(k) or not _is_literal(v):
                 raise DetectionError(f"{where}.unlessInterpretParams.{k}", "must map a field name to a literal")
         unless_params = tuple(unless.items())
+    transformed_by: tuple[str, ...] = ()
+    if "transformedBy" in obj:
+        tb = obj["transformedBy"]
+        if not isinstance(tb, list) or not tb or any(x not in TRANSFORM_KINDS + TRANSFORM_APIS for x in tb):
+            raise DetectionError(f"{where}.transformedBy", f"must be a non-empty list of kinds ({', '.join(TRANSFORM_KINDS)}) "
+                                                           f"or transformation APIs ({', '.join(TRANSFORM_APIS)})")
+        if kind != "launch":
+            raise DetectionError(f"{where}.transformedBy", "only a `launch` construct is transformed")
+        transformed_by = tuple(tb)
     underline = None
     underline_condition = None
     u = obj.get("underline")
-    if u is not None and u != "construct":
+    underline_transform = u == "transform"
+    if underline_transform and not transformed_by:
+        raise DetectionError(f"{where}.underline", "\"transform\" needs `transformedBy` (the transformation to point at)")
+    if u is not None and u not in ("construct", "transform"):
         uw = f"{where}.underline"
         if not isinstance(u, dict) or not u or set(u) - {"argument", "condition"}:
-            raise DetectionError(uw, "must be \"construct\", {\"argument\": {...}} or "
+            raise DetectionError(uw, "must be \"construct\", \"transform\", {\"argument\": {...}} or "
                                      "{\"condition\": <index>[, \"argument\": {...}]}")
         if "condition" in u:
             ci = u["condition"]
@@ -449,7 +497,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
         underline_condition=underline_condition, lowered_for=lowered_for, lowering_semantics=semantics,
-        quiet_when_launch=quiet,
+        quiet_when_launch=quiet, transformed_by=transformed_by, underline_transform=underline_transform,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
         fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))

@@ -48,6 +48,7 @@ class DataRule(Rule):
         self.modes = frozenset(_MODES[m] for m in detection.modes if m in _MODES)
         self.cuda_lowering = "cuda-lowering" in detection.modes
         self.launch_apis = frozenset(api.canonical(a) for a in detection.launched_by) or None
+        self.transforms = frozenset(detection.transformed_by)
         self.label = detection.label
 
     @property
@@ -107,12 +108,22 @@ class DataRule(Rule):
         fields = self._fields(hit, arg_node)
         key = id(arg_node[0]) if arg_node is not None else (
             id(found[d.underline_condition].site.node) if d.underline_condition is not None else None)
+        if d.underline_transform and hit.transform is not None:
+            span, key = hit.transform.span, id(hit.transform.site.node)
         return Report(d.error.format_map(fields), d.headline.format_map(fields), span=span,
-                      key=key, fixable=bool(d.fixes))
+                      key=key, fixable=any(self._offered(spec, hit) for spec in d.fixes))
+
+    @staticmethod
+    def _offered(spec: FixSpec, hit: Hit) -> bool:
+        """A fix is not offered under a transformation it would only move to the next error."""
+        t = hit.transform
+        return not (t is not None and spec.unless_transformed_by and t.matches(frozenset(spec.unless_transformed_by)))
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         out = []
         for spec in self.detection.fixes:
+            if not self._offered(spec, hit):
+                continue
             fix = _build_fix(hit, spec)
             if fix is not None:
                 out.append(fix)
@@ -126,7 +137,8 @@ class DataRule(Rule):
             lit = hit.ev.const(arg_node[0], arg_node[1], arg_node[2])
             value = str(lit) if lit is not NOT_KNOWN else argument
         return _Safe(errorClass=rec.error_class, errorMessage=rec.error_message, label=self.label,
-                     context=hit.context.words, argument=argument, value=value, api=_short(hit.api))
+                     context=hit.context.words, argument=argument, value=value, api=_short(hit.api),
+                     transform=hit.transform.api if hit.transform is not None else "")
 
 
 def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
@@ -185,6 +197,8 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         return None if isinstance(v, Const) and v.value is None else _HELD
     if c.test == "present":
         return _HELD if _surely_not_none(ev, _resolved(hit, ev.value(node, scope, o))) else None
+    if c.test == "dynamicEntry":
+        return _HELD if _dynamic_entry(ev, node, scope, o) else None
     if c.test == "movingIndexMap":
         return _HELD if _moving_index_map(ev, ev.value(node, scope, o)) else None
     if c.test == "nonZero":
@@ -336,6 +350,17 @@ def _moving_index_map(ev, v) -> bool:
         if isinstance(lit, (int, float)) and not isinstance(lit, bool) and lit != 0:
             return True
     return False
+
+
+def _dynamic_entry(ev, node: ast.AST, scope, order) -> bool:
+    """Whether a grid (one value, or a literal tuple or list of them) has an entry that is
+    surely not a Python int when the launch is built (dynamic_grid_gpu_interpret's reading)."""
+    from .dynamic_grid_gpu_interpret import StaticEvaluator
+
+    v = ev.value(node, scope, order)
+    entries = list(v.items) if isinstance(v, TupleVal) else [(node, scope, order)]
+    se = StaticEvaluator(ev)
+    return any(se.of(n, s, o).kind == "dynamic" for n, s, o in entries[:64])
 
 
 def _non_zero(ev, v) -> bool:

@@ -1,0 +1,269 @@
+"""What is done *to* a launch: differentiated (``jax.grad``, ``jax.jvp``...) or batched
+(``jax.vmap``).
+
+Reverse-mode differentiation (``jax.grad``, ``jax.vjp``...) also partially evaluates the
+launch's JVP, which pallas_call has no rule for, so it is a kind of its own ("reverse").
+
+JAX transforms a launch by calling the launch primitive's own rule: pallas_call's JVP rule
+and batching rule, or ``mpmd_map``'s (``pl.kernel`` / ``plgpu.kernel``), which has no JVP
+rule at all. Those rules raise for launches they cannot transform, so a rule that knows the
+launch is transformed can tell the author before the run. A transformation reaches a launch
+when the function it is given (a def, a lambda, a partial, a jitted function, or the built
+launch itself) runs the launch, directly or through local helpers. The chain ends at a
+``jax.custom_vjp`` / ``jax.custom_jvp`` function (its own rule replaces the launch's), and a
+launch applied only to ``jax.lax.stop_gradient(...)`` values carries no tangent.
+
+This module knows only the module it is given: a transformation in one module of a launch
+built in another is not followed.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from .evaluate import CallVal, Decorated, Evaluator, Ext, FuncVal, PartialVal, Value
+from .module import ModuleIndex, Span
+from .scopes import CallSite, DecoratorSite, Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .launches import Launch
+
+DIFFERENTIATE = "differentiate"
+REVERSE = "reverse"  # reverse-mode differentiation, a subset of DIFFERENTIATE
+BATCH = "batch"
+KINDS = (DIFFERENTIATE, REVERSE, BATCH)
+
+# The transformation APIs and what each does to the launches its function runs.
+TRANSFORM_APIS = {
+    "jax.grad": DIFFERENTIATE, "jax.value_and_grad": DIFFERENTIATE, "jax.jvp": DIFFERENTIATE,
+    "jax.vjp": DIFFERENTIATE, "jax.linearize": DIFFERENTIATE, "jax.jacfwd": DIFFERENTIATE,
+    "jax.jacrev": DIFFERENTIATE, "jax.hessian": DIFFERENTIATE,
+    "jax.vmap": BATCH,
+}
+# Reverse mode: linearize, then transpose (``jax.hessian`` is jacfwd of jacrev).
+REVERSE_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.linearize", "jax.jacrev", "jax.hessian"})
+_LAST_NAMES = frozenset(n.rsplit(".", 1)[1] for n in TRANSFORM_APIS)
+_WORDS = _LAST_NAMES | {"partial"}  # the names a transformation is called or decorated by
+# Functions with their own differentiation rule: what they run is not differentiated.
+CUSTOM_RULES = {"jax.custom_vjp", "jax.custom_jvp"}
+STOP_GRADIENT = {"jax.lax.stop_gradient"}
+_MAX_SCOPES = 200
+
+
+@dataclass(frozen=True)
+class Transform:
+    """One transformation of a launch: the ``jax.grad(...)`` call or ``@jax.vmap`` decorator."""
+
+    kind: str  # DIFFERENTIATE or BATCH
+    api: str  # the public name: "jax.grad"
+    site: CallSite | DecoratorSite
+    span: Span
+
+    @property
+    def verb(self) -> str:
+        return "differentiated" if self.kind == DIFFERENTIATE else "batched"
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The kinds this transformation is: ``jax.grad`` differentiates, in reverse mode."""
+        return frozenset({self.kind, REVERSE}) if self.api in REVERSE_APIS else frozenset({self.kind})
+
+    def matches(self, wanted: frozenset[str]) -> bool:
+        """Whether a rule about these kinds or API names (``"reverse"``, ``"jax.jacfwd"``) is about it."""
+        return self.api in wanted or not self.kinds.isdisjoint(wanted)
+
+
+def find_transforms(index: ModuleIndex, ev: Evaluator) -> list[tuple[Transform, Value]]:
+    """Every transformation call and decorator of the module, with the function it transforms."""
+    out: list[tuple[Transform, Value]] = []
+    for cs in index.calls_to(_WORDS):
+        if not _may_be_transform(cs.node.func):
+            continue
+        order = ev.order_of(cs)
+        name = _transform_api(ev, ev.value(cs.node.func, cs.scope, order))
+        if name is None:
+            continue
+        fn = ev.posarg(cs, 0) if cs.positional else ev.kwarg(cs, "fun")
+        if fn is None:
+            continue
+        out.append((Transform(TRANSFORM_APIS[name], name, cs, index.span(cs.node, cs.scope)),
+                    ev.value(fn, cs.scope, order)))
+    for _, bp in index.parses:
+        if bp.error is not None:
+            continue
+        for d in bp.decorators():
+            if not _may_be_transform(d.node):
+                continue
+            v = ev.value(d.node, d.scope, ev.order_of(d))
+            name = _transform_api(ev, v)
+            if name is None:
+                continue
+            out.append((Transform(TRANSFORM_APIS[name], name, d, index.span(d.node, d.scope)), FuncVal(d.target)))
+    return out
+
+
+def _last_name(node: ast.expr) -> str | None:
+    """``vmap`` for ``@jax.vmap`` and ``@functools.partial(jax.vmap, ...)``'s ``partial``."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _may_be_transform(node: ast.expr) -> bool:
+    """Whether the text can name a transformation (``jax.vmap``, ``partial(jax.vmap, ...)``),
+    before anything is evaluated: a module's many other partials and decorators cost nothing."""
+    name = _last_name(node)
+    if name in _LAST_NAMES:
+        return True
+    return name == "partial" and isinstance(node, ast.Call) and bool(node.args) \
+        and _last_name(node.args[0]) in _LAST_NAMES
+
+
+def _transform_api(ev: Evaluator, v: Value) -> str | None:
+    """``jax.grad`` for ``jax.grad`` itself or ``functools.partial(jax.grad, ...)``."""
+    if isinstance(v, PartialVal):
+        v = v.func
+    name = ev.ext_name(v)
+    return name if name in TRANSFORM_APIS else None
+
+
+class TransformFinder:
+    """Which launches of a module each transformation reaches."""
+
+    def __init__(self, index: ModuleIndex, ev: Evaluator) -> None:
+        self.index = index
+        self.ev = ev
+        self.transforms = find_transforms(index, ev)
+
+    def transformed(self, launches: Iterable["Launch"]) -> dict[int, list[Transform]]:
+        """id(launch) -> the transformations that reach it, in the order of the text."""
+        launches = list(launches)
+        result: dict[int, list[Transform]] = {}
+        if not self.transforms or not launches:
+            return result
+        for t, fv in self.transforms:
+            for launch in self._launches_under(fv, launches):
+                got = result.setdefault(id(launch), [])
+                if t not in got:
+                    got.append(t)
+        for got in result.values():
+            got.sort(key=lambda t: (t.span.line, t.span.col))
+        return result
+
+    # -- what a transformed function runs ---------------------------------------------------
+    def _launch_of(self, v: Value, launches: list["Launch"]) -> "Launch | None":
+        for launch in launches:
+            if isinstance(v, CallVal) and v.site is launch.site:
+                return launch
+            if isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator:
+                return launch
+        return None
+
+    def _function(self, v: Value) -> Scope | None:
+        """The local function a callable value runs, or None (also for a function with its
+        own differentiation rule, which ends the chain)."""
+        ev = self.ev
+        for _ in range(10):
+            if isinstance(v, FuncVal):
+                return v.scope
+            if isinstance(v, PartialVal):
+                v = v.func
+            elif isinstance(v, Decorated):
+                if _names(ev, v.decorator) & CUSTOM_RULES:
+                    return None
+                v = v.inner
+            elif isinstance(v, CallVal) and v.site.positional and ev.called_api(v) is not None:
+                if ev.called_api(v) in CUSTOM_RULES:
+                    return None
+                # jax.jit(f), jax.checkpoint(f)...: runs f
+                v = ev.value(v.site.positional[0], v.site.scope, v.order)
+            else:
+                return None
+        return None
+
+    def _launches_under(self, fv: Value, launches: list["Launch"]) -> list["Launch"]:
+        ev = self.ev
+        direct = self._launch_of(_through_wrappers(ev, fv), launches)
+        if direct is not None:
+            return [direct]
+        fn = self._function(fv)
+        if fn is None:
+            return []
+        found: list["Launch"] = []
+        seen = {id(fn)}
+        todo = [fn]
+        while todo and len(seen) < _MAX_SCOPES:
+            scope = todo.pop()
+            for sub in scope.walk():
+                seen.add(id(sub))
+                for launch in launches:
+                    if launch.scope is sub and launch not in found and not self._no_tangent(launch):
+                        found.append(launch)
+                for cs in sub.calls:
+                    order = ev.order_of(cs)
+                    callee = ev.value(cs.node.func, cs.scope, order)
+                    if ev.called_api(callee) in CUSTOM_RULES or _names(ev, callee) & STOP_GRADIENT:
+                        continue
+                    values = [callee] + [ev.value(a, cs.scope, order) for a in cs.all_args]
+                    # A call given only stop_gradient values sends no tangent into its callee
+                    # (what the callee closes over could: rare, and missed on purpose).
+                    stopped = _all_stopped(ev, cs)
+                    for i, v in enumerate(values):
+                        launch = self._launch_of(_through_wrappers(ev, v), launches)
+                        if launch is not None:
+                            if launch not in found and not (i == 0 and stopped):
+                                found.append(launch)
+                            continue
+                        if i == 0 and stopped:
+                            continue
+                        t = self._function(v)
+                        if t is not None and id(t) not in seen:
+                            seen.add(id(t))
+                            todo.append(t)
+        return found
+
+    def _no_tangent(self, launch: "Launch") -> bool:
+        """The launch is applied where it is built (``pl.pallas_call(...)(x)``) to
+        ``stop_gradient`` values only."""
+        for cs in launch.scope.calls:
+            if cs.node.func is launch.site.node:
+                return _all_stopped(self.ev, cs)
+        return False
+
+
+def _through_wrappers(ev: Evaluator, v: Value) -> Value:
+    """``jax.jit(launch)`` / ``functools.partial(launch, ...)`` -> the launch."""
+    for _ in range(4):
+        if isinstance(v, PartialVal):
+            v = v.func
+        elif isinstance(v, CallVal) and ev.called_api(v) == "jax.jit" and v.site.positional:
+            v = ev.value(v.site.positional[0], v.site.scope, v.order)
+        else:
+            break
+    return v
+
+
+def _names(ev: Evaluator, v: Value) -> set[str]:
+    name = ev.called_api(v) if isinstance(v, CallVal) else ev.ext_name(v)
+    if isinstance(v, PartialVal) and isinstance(v.func, Ext):
+        name = v.func.name
+    return {name} if name else set()
+
+
+def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
+    """Every argument of the call is a ``jax.lax.stop_gradient(...)`` value (through names)."""
+    args = list(cs.node.args) + [k.value for k in cs.node.keywords]
+    if not args or any(isinstance(a, ast.Starred) for a in args):
+        return False
+    order = ev.order_of(cs)
+    for a in args:
+        v = ev.value(a, cs.scope, order)
+        if not (isinstance(v, CallVal) and ev.called_api(v) in STOP_GRADIENT):
+            return False
+    return True
+
+
+__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms"]
