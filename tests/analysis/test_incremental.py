@@ -54,6 +54,10 @@ def _sources() -> list[str]:
     texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
     for rule in RULE_CLASSES:
         texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]
+    from tests.analysis import test_hosts, test_transforms  # (transformations and hosts: module-wide facts)
+
+    for suite in (test_hosts, test_transforms):
+        texts += [suite.program(name) for name in sorted(suite.CASES)]
     return texts + [CLASS_SUITE]  # (class attributes deciding the mode, defined below)
 
 

@@ -1,5 +1,5 @@
 """What is done to a launch: which transformations reach it, and what ends the chain. Each
-program below was run under jax 0.12.0.1 (tests/oracle/test_transforms.py runs them again): the
+program below was run under jax 0.12.0.1 (tests/oracle/test_program_cases.py runs them again): the
 ones without a marked line run clean, the others raise the error of the code marked on the
 line of the transformation."""
 from __future__ import annotations

@@ -74,6 +74,16 @@ class Context:
     lowering_semantics: str | None = None
     # The backend comes from the ``backends`` setting, not from the code.
     configured: bool = False
+    # Compiled, and the code says it runs on a CPU host, where Pallas only interprets (the
+    # first evidence says how: the CPU platform pinned, an inverted host test, a force_ or
+    # set_ interpret-mode call that misses the launch).
+    cpu_host: bool = False
+    # How the code says so: "pinned", "host-test", "lowered" or "setter" (a force_/set_ call
+    # that misses the launch or one of its calls: its own kind).
+    host_reason: str = ""
+    # On a CPU host: the line that is itself the mistake (a force_ call that misses the
+    # launch, a call made outside it), if one is; else the launch is.
+    host_span: Span | None = None
     # A what-if: the launch is compiled, and analysed as if launched in this interpret mode
     # ("true", "tpu", "gpu"; ``--assume-interpret``).
     assumed: str | None = None

@@ -158,6 +158,8 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
             f"launched with {value}{where}{' by ' + caller if caller else ''}"
         if not ctx.certain:
             text += ", which interprets on CPU hosts"
+    elif ctx.cpu_host:
+        text = f"compiled on a CPU host ({how}{where})"
     elif ctx.cuda_lowering:
         text = f"compiled for CUDA ({how}{where})"
     elif ctx.configured:
@@ -611,7 +613,7 @@ def with_backends(contexts: list[Context], backends: tuple[str, ...]) -> list[Co
         return contexts
     out: list[Context] = []
     for c in contexts:
-        if c.mode != Mode.COMPILED:
+        if c.mode != Mode.COMPILED or c.cpu_host:
             out.append(c)
             continue
         for b in backends:

@@ -13,6 +13,7 @@ from .evaluate import (
 from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
+from .hosts import find_cpu_pins
 from .transforms import TransformFinder
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
@@ -422,6 +423,7 @@ class ContextResolver:
         self.setters = self._find_setters()
         self.lowerings = self._find_lowerings()
         self.transforms = TransformFinder(index, ev)
+        self.cpu_pins = find_cpu_pins(index, ev)
 
     # --- force/set ------------------------------------------------------------------------
     def _find_setters(self) -> list[Setter]:
@@ -535,7 +537,7 @@ class ContextResolver:
                 plats = [self.ev.const(n, s, o) for n, s, o in v.items]
             elif isinstance(v, Const):
                 plats = [v.value]
-            platform = next((p for p in ("cuda", "rocm", "tpu") if p in plats), None)
+            platform = next((p for p in ("cuda", "rocm", "tpu", "cpu") if p in plats), None)
             if platform is not None:
                 out.append((cs, self.index.span(arg, cs.scope), platform))
         return out
@@ -609,11 +611,11 @@ class ContextResolver:
     # --- resolution -------------------------------------------------------------------
     @property
     def module_wide(self) -> bool:
-        """Whether the module has force_/set_ calls or CUDA lowerings: facts that tie every
+        """Whether the module has force_/set_ calls, explicit lowerings or CPU pins: facts that tie every
         launch's contexts to the rest of the module (no launch result is kept across edits).
         (Transformations are worked out on every analysis, and a reused launch that they
         reach differently is a change: engine.py.)"""
-        return bool(self.setters or self.lowerings)
+        return bool(self.setters or self.lowerings or self.cpu_pins)
 
     def resolve(self, launch: Launch, lowering: tuple[Span, str] | None) -> list[Context]:
         out = ContextSet()
@@ -624,10 +626,89 @@ class ContextResolver:
             if hit:
                 out.add(setter.context)
                 uncovered = [r for r in uncovered if r not in hit]
+        explicit: list[Context] = []
         if uncovered or not out.contexts:
-            for c in self.explicit(launch, lowering):
+            explicit = self.explicit(launch, lowering)
+            for c in explicit:
                 out.add(c)
-        return out.contexts
+        contexts = out.contexts
+        host = self._cpu_host(launch, reads, uncovered) if self.setters or self.cpu_pins else None
+        if host is not None:
+            evidence, host_span, add, reason = host
+            if add and not explicit:  # (every read is covered: the compiled call is another one)
+                for c in self.explicit(launch, lowering):
+                    if c.mode != Mode.UNKNOWN and not c.mode.is_interpret:
+                        contexts.append(c)
+            contexts = [replace(c, evidence=evidence + c.evidence, cpu_host=True, host_span=host_span, host_reason=reason)
+                        if _compiled_on_this_host(c) else c for c in contexts]
+        return contexts
+
+    def _cpu_host(self, launch: Launch, reads: list[CallSite], uncovered: list[CallSite]):
+        """Why the launch's compiled contexts run on a CPU host, if the code says so (see
+        hosts.py): (evidence, the line that is the mistake or None, whether a compiled context
+        must be added because a call of the launch escapes a setter that covers the others,
+        the reason: "setter" or "pinned")."""
+        short = launch.api.short
+        verb = "built" if launch.api.reads_mode_at == "build" else "called"  # (where it reads its setting)
+        read_in_one = any(self._covered(r, s) for s in self.setters for r in reads)
+        for setter in self.setters if not read_in_one else ():
+            # A setter that misses every read but covers the launch's use: it has no effect.
+            used = self._applications(launch) if launch.api.reads_mode_at == "build" else [launch.site]
+            if any(self._covered(u, setter) for u in used):
+                note = f"`{setter.context.decided_by}`, which does not cover where `{short}` is {verb}"
+                span = setter.context.evidence[0].span  # (the force_/set_ call itself)
+                return (Evidence(span, note),), span, False, "setter"
+        # Some calls run inside a setter and some outside: the outside ones are compiled.
+        escaping = self._escaping_calls(launch, reads, uncovered)
+        if escaping is not None:
+            site, setter = escaping
+            span = self.index.span(site.node, site.scope)
+            note = (f"a call outside the `{setter.context.decided_by}` of line {setter.context.mode_line}, which "
+                    f"the other calls run in")
+            return (Evidence(span, note),), span, True, "setter"
+        if self.cpu_pins:
+            pin = self.cpu_pins[0]
+            return (Evidence(pin.span, f"`{pin.note}`, which pins the CPU platform"),), None, False, "pinned"
+        return None
+
+    def _applications(self, launch: Launch) -> list[CallSite]:
+        """Where a built launch is applied: ``built(x)`` for each name it is bound to."""
+        out = []
+        for name in launch.bound_names:
+            for cs in self.ev.calls_named(name):
+                if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and self._applies(cs, launch):
+                    out.append(cs)
+        return out
+
+    def _applies(self, cs: CallSite, launch: Launch) -> bool:
+        """The call's callee surely is this built launch (another function of the same name is not)."""
+        v = self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs))
+        return (isinstance(v, CallVal) and v.site is launch.site) or \
+            (isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator)
+
+    def _escaping_calls(self, launch: Launch, reads: list[CallSite], uncovered: list[CallSite]):
+        """A call that reads the mode outside every setter while another call of the same
+        launch reads it inside one: (the escaping call, a setter covering the others)."""
+        covering = [s for s in self.setters if any(self._covered(r, s) for r in reads)]
+        if not covering:
+            return None
+        if launch.api.reads_mode_at == "call":
+            escaping = [r for r in uncovered if r is not launch.site and self._applies(r, launch)]
+            return (escaping[0], covering[0]) if escaping else None
+        # Built inside a function: each of its calls is a read of its own (jax.jit retraces when
+        # the interpret setting changes: it is part of the cache key).
+        fn = launch.site.scope
+        while fn is not None and fn.kind not in ("function", "lambda"):
+            fn = fn.parent if fn.kind != "module" else None
+        if fn is None:
+            return None
+        calls = [inv.site for inv in self.ev.callers_of(fn) if inv.site.scope is not None
+                 and self.index.path_of(inv.site.scope) == self.index.path_of(fn)]
+        inside = [c for c in calls if any(self._covered(c, s) for s in covering)]
+        outside = [c for c in calls if not any(self._covered(c, s) for s in self.setters)]
+        if inside and outside:
+            return outside[0], next(s for s in covering if self._covered(inside[0], s))
+        return None
 
     def explicit(self, launch: Launch, lowering: tuple[Span, str] | None) -> list[Context]:
         opt = launch.options.get("interpret")
@@ -646,7 +727,9 @@ class ContextResolver:
         for ctx in found:
             if ctx.mode == Mode.COMPILED:
                 c = self.compiled(launch, lowering, ctx.evidence)
-                results.append(replace(c, via=ctx.via, self_class=ctx.self_class, caller=ctx.caller))
+                results.append(replace(c, via=ctx.via, self_class=ctx.self_class, caller=ctx.caller,
+                                       cpu_host=c.cpu_host or ctx.cpu_host,
+                                       host_reason=c.host_reason or ctx.host_reason))
             else:
                 # The launch's own keyword decides when the value is written right there.
                 direct = ctx.mode_line == span.line and not ctx.caller
@@ -673,6 +756,9 @@ class ContextResolver:
         """The compiled context: the backend from the code where it says (``plgpu.kernel``, a
         mesh, compiler params, ``backend=``, TPU memory spaces in the BlockSpecs or scratch, a
         ``PrefetchScalarGridSpec``, an explicit lowering for a platform), else COMPILED."""
+        if lowering is not None and lowering[1] == "cpu":  # (compiled for a CPU: no backend's own rule)
+            return Context(Mode.COMPILED, (Evidence(lowering[0], 'lowering_platforms=("cpu",)'),) + tuple(evidence),
+                           lowered_for="cpu", cpu_host=True, host_reason="lowered")
         mode, semantics = Mode.COMPILED, None
         name = launch.api.name
         why = ""
@@ -770,9 +856,12 @@ class ContextResolver:
         seen = set() if seen is None else seen
         if depth > _MAX_CALLER_DEPTH:
             return [Context(Mode.UNKNOWN, (Evidence(span, note, self._path(scope)),))]
-        cpu = _cpu_host_test(node, self.ev, scope, order)
-        if cpu:
+        host = _host_test(node, self.ev, scope, order)
+        if host == "cpu":
             return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
+        if host == "accelerator":  # interpreted off CPU hosts only: compiled exactly on one
+            return [Context(Mode.COMPILED, (Evidence(span, f"{note}, False on a CPU host", self._path(scope)),),
+                            cpu_host=True, host_reason="host-test")]
         attr = self._self_attribute(node, scope, order)
         if attr is not None:
             return self._from_class_attribute(*attr, span, note, depth, seen, via)
@@ -937,8 +1026,32 @@ def _enclosing_function(scope: Scope | None) -> Scope | None:
     return scope
 
 
-def _cpu_host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order) -> bool:
-    """``jax.default_backend() == "cpu"`` and its spellings: interpret exactly on CPU hosts."""
+def _compiled_on_this_host(c: Context) -> bool:
+    """A compiled context that runs where the program runs (not one lowered for a platform)."""
+    return c.mode != Mode.UNKNOWN and not c.mode.is_interpret and c.lowered_for is None and not c.cpu_host
+
+
+def _host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order) -> str | None:
+    """``"cpu"`` for ``jax.default_backend() == "cpu"`` and its spellings (true exactly on CPU
+    hosts), ``"accelerator"`` for the inverse (``!= "cpu"``, ``== "tpu"``), through a name bound
+    to such a test (``ON_CPU = jax.default_backend() == "cpu"``); else None."""
+    for _ in range(4):
+        if not isinstance(node, ast.Name):
+            break
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "assign" or not isinstance(b.node, ast.Compare):
+            return None
+        node, scope, order = b.node, b.scope if getattr(b, "scope", None) is not None else scope, None
+    if _cpu_host_test(node, ev, scope, order):
+        return "cpu"
+    if _cpu_host_test(node, ev, scope, order, inverse=True):
+        return "accelerator"
+    return None
+
+
+def _cpu_host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order, inverse: bool = False) -> bool:
+    """``jax.default_backend() == "cpu"`` and its spellings: interpret exactly on CPU hosts
+    (``inverse``: exactly off them)."""
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return False
     op = node.ops[0]
@@ -954,8 +1067,8 @@ def _cpu_host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order) ->
             is_backend = True
         if not is_backend:
             continue
-        if isinstance(op, ast.Eq) and c == "cpu":
-            return True
-        if isinstance(op, ast.NotEq) and c in ("gpu", "tpu", "cuda"):
+        on_cpu = (isinstance(op, ast.Eq) and c == "cpu") or (isinstance(op, ast.NotEq) and c in ("gpu", "tpu", "cuda"))
+        off_cpu = (isinstance(op, ast.NotEq) and c == "cpu") or (isinstance(op, ast.Eq) and c in ("gpu", "tpu", "cuda"))
+        if (off_cpu if inverse else on_cpu):
             return True
     return False

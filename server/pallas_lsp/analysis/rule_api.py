@@ -207,8 +207,8 @@ class Rule:
 
     def applies(self, hit: Hit) -> bool:
         """The context and launch checks every rule shares (the engine asks before ``check``)."""
-        if hit.context.mode not in self.modes:
-            return False
+        if hit.context.mode not in self.modes or hit.context.cpu_host:
+            return False  # (on a CPU host a compiled launch fails before any backend rule)
         return self.launch_apis is None or hit.launch.api.name in self.launch_apis
 
     @property

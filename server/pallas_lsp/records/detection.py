@@ -14,7 +14,7 @@ worked example)::
                     "where": [<condition>, ...]}                         # all must hold
                  | {"launch": "<launch API name>" | [...], "where": [...]},  # the launch itself
       "modes": ["interpret" | "tpu-interpret" | "gpu-interpret" | "mosaic-gpu" | "triton" | "tpu"
-                | "compiled" | "cuda-lowering", ...],                   # required
+                | "compiled" | "cuda-lowering" | "cpu-host" | "setter-missed", ...],  # required
       "launchedBy": ["<launch API name>", ...],                           # only kernels launched so
       "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
       "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
@@ -70,6 +70,15 @@ Additions for the wave-2 kinds (all optional):
   ``jax.export(..., platforms=["cuda"])``), and in one of ``modes``: ``"modes":
   ["mosaic-gpu"], "loweredFor": ["cuda"]`` is a Mosaic GPU kernel lowered for CUDA. (The
   ``"cuda-lowering"`` mode, by contrast, is any kernel lowered for CUDA.)
+* The ``"cpu-host"`` mode: a compiled launch the code says runs on a CPU host (the CPU platform
+  pinned, an inverted ``jax.default_backend()`` test, a lowering for ``"cpu"``;
+  analysis/hosts.py); ``"setter-missed"``: one compiled because a ``force_``/``set_``
+  interpret-mode call, which is how kernels are debugged on a CPU, misses it or one of its
+  calls. No other mode matches such a context: there the launch fails before any backend's
+  own error.
+* ``"underline": "host"`` (with the ``"cpu-host"`` mode): the line that is itself the mistake,
+  where one is (a ``with force_...()`` that misses the launch, a call made outside it), else
+  the construct. The placeholder ``{decidedBy}`` is what decided the context, in words.
 * ``"loweringSemantics": ["warpgroup" | "lane", ...]``: only Mosaic GPU kernels whose lowering
   semantics the code surely says: ``plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.X)``,
   or Warpgroup (the default) when the launch has no compiler params or they do not set it.
@@ -112,7 +121,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering")
+MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering",
+         "cpu-host", "setter-missed")
 TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "dynamicEntry",
          "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
 TRANSFORM_KINDS = ("differentiate", "reverse", "batch")
@@ -122,7 +132,8 @@ TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.l
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
-PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api", "transform"}
+PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api", "transform",
+                "decidedBy"}
 FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
@@ -191,6 +202,7 @@ class Detection:
     # Only launches reached by a transformation of these kinds ("differentiate", "batch").
     transformed_by: tuple[str, ...] = ()
     underline_transform: bool = False  # underline the transformation (``"underline": "transform"``)
+    underline_host: bool = False  # on a CPU host: the line that is the mistake (``"underline": "host"``)
     error: str = "{errorClass}: {errorMessage}"
     headline: str = "`{label}` cannot run in {context}"
     fixes: tuple[FixSpec, ...] = ()
@@ -476,10 +488,11 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     underline_transform = u == "transform"
     if underline_transform and not transformed_by:
         raise DetectionError(f"{where}.underline", "\"transform\" needs `transformedBy` (the transformation to point at)")
-    if u is not None and u not in ("construct", "transform"):
+    underline_host = u == "host"
+    if u is not None and u not in ("construct", "transform", "host"):
         uw = f"{where}.underline"
         if not isinstance(u, dict) or not u or set(u) - {"argument", "condition"}:
-            raise DetectionError(uw, "must be \"construct\", \"transform\", {\"argument\": {...}} or "
+            raise DetectionError(uw, "must be \"construct\", \"transform\", \"host\", {\"argument\": {...}} or "
                                      "{\"condition\": <index>[, \"argument\": {...}]}")
         if "condition" in u:
             ci = u["condition"]
@@ -498,6 +511,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
         underline_condition=underline_condition, lowered_for=lowered_for, lowering_semantics=semantics,
         quiet_when_launch=quiet, transformed_by=transformed_by, underline_transform=underline_transform,
+        underline_host=underline_host,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
         fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))

@@ -47,6 +47,9 @@ class DataRule(Rule):
                               for a in detection.apis)
         self.modes = frozenset(_MODES[m] for m in detection.modes if m in _MODES)
         self.cuda_lowering = "cuda-lowering" in detection.modes
+        # (A setter that misses the launch is a kind of its own: "setter-missed".)
+        self.host_reasons = ({"pinned", "host-test", "lowered"} if "cpu-host" in detection.modes else set()) | \
+            ({"setter"} if "setter-missed" in detection.modes else set())
         self.launch_apis = frozenset(api.canonical(a) for a in detection.launched_by) or None
         self.transforms = frozenset(detection.transformed_by)
         self.label = detection.label
@@ -59,7 +62,10 @@ class DataRule(Rule):
 
     def applies(self, hit: Hit) -> bool:
         ctx = hit.context
-        if not (ctx.mode in self.modes or (self.cuda_lowering and ctx.cuda_lowering)):
+        if ctx.cpu_host:
+            if ctx.host_reason not in self.host_reasons:
+                return False  # (on a CPU host a compiled launch fails before any backend rule)
+        elif not (ctx.mode in self.modes or (self.cuda_lowering and ctx.cuda_lowering)):
             return False
         if self.detection.lowered_for and ctx.lowered_for not in self.detection.lowered_for:
             return False  # (only a lowering or export the code spells out for that platform)
@@ -110,6 +116,8 @@ class DataRule(Rule):
             id(found[d.underline_condition].site.node) if d.underline_condition is not None else None)
         if d.underline_transform and hit.transform is not None:
             span, key = hit.transform.span, id(hit.transform.site.node)
+        if d.underline_host and hit.context.host_span is not None:
+            span, key = hit.context.host_span, ("host", hit.context.host_span)
         return Report(d.error.format_map(fields), d.headline.format_map(fields), span=span,
                       key=key, fixable=any(self._offered(spec, hit) for spec in d.fixes))
 
@@ -138,7 +146,8 @@ class DataRule(Rule):
             value = str(lit) if lit is not NOT_KNOWN else argument
         return _Safe(errorClass=rec.error_class, errorMessage=rec.error_message, label=self.label,
                      context=hit.context.words, argument=argument, value=value, api=_short(hit.api),
-                     transform=hit.transform.api if hit.transform is not None else "")
+                     transform=hit.transform.api if hit.transform is not None else "",
+                     decidedBy=hit.context.decided_by)
 
 
 def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):

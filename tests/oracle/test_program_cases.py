@@ -1,35 +1,44 @@
-"""Under real JAX: the transformation programs of tests/analysis/test_transforms.py run clean
+"""Under real JAX: the programs of tests/analysis/test_transforms.py and test_hosts.py run clean
 when the analyser reports nothing, and raise the error of the reported record otherwise."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import pytest
 
 from pallas_lsp.rules import default_rule_set
-from tests.analysis.test_transforms import CASES, expected, program
+from tests.analysis import test_hosts, test_transforms
 
 from .conftest import Program
 
 pytestmark = pytest.mark.oracle
 
 RECORD_OF = {r.code: r.record_data for r in default_rule_set() if getattr(r, "record_data", None) is not None}
+SUITES = {"transforms": test_transforms, "hosts": test_hosts}
 
 
 @dataclass(frozen=True)
 class Case:
+    suite: str
     name: str
 
+    @property
+    def module(self) -> ModuleType:
+        return SUITES[self.suite]
+
     def oracle_programs(self) -> list[Program]:
-        return [Program(f"transforms_{self.name}.py", program(self.name))]
+        return [Program(f"{self.suite}_{self.name}.py", self.module.program(self.name))]
 
 
-@pytest.mark.parametrize("case", [Case(n) for n in sorted(CASES)], ids=sorted(CASES))
-def test_the_transformation_cases_are_what_jax_does(case: Case, oracle) -> None:
-    src = program(case.name)
+CASES = [Case(s, n) for s, m in SUITES.items() for n in sorted(m.CASES)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.suite}-{c.name}" for c in CASES])
+def test_the_program_cases_are_what_jax_does(case: Case, oracle) -> None:
     (prog,) = case.oracle_programs()
     res = oracle.result(prog)
-    want = expected(src)
+    want = case.module.expected(case.module.program(case.name))
     if not want:
         assert res.outcome == "clean", res.describe()
         return
