@@ -87,8 +87,12 @@ def test_explain_with_user_records(tmp_path):
 def test_rules_lists_codes_records_and_versions():
     rows = json.loads(run("rules", "--format", "json").stdout)
     # The Python rules first, then the kinds the shipped records declare as data.
+    from pallas_lsp.rules import RULE_CLASSES
+
+    n = len(RULE_CLASSES)
+    assert [r["code"] for r in rows][:n] == [cls.code for cls in RULE_CLASSES]
     assert [r["code"] for r in rows][:5] == ["PAL001", "PAL002", "PAL003", "PAL004", "PAL401"]
-    assert {r["kind"] for r in rows[:5]} == {"python"} and {r["kind"] for r in rows[5:]} == {"data"}
+    assert {r["kind"] for r in rows[:n]} == {"python"} and {r["kind"] for r in rows[n:]} == {"data"}
     assert len({r["code"] for r in rows}) == len(rows)
     assert all(r["record_loaded"] and r["verified_on_jax"] for r in rows)
     assert "PAL004" in run("rules").stdout

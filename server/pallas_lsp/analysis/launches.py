@@ -14,7 +14,7 @@ from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
 from .hosts import find_cpu_pins
-from .transforms import TransformFinder
+from .transforms import TransformFinder, through_wrappers
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
 _MAX_CALLER_DEPTH = 6
@@ -578,7 +578,9 @@ class ContextResolver:
         return out
 
     def _launches_under(self, v: Value) -> list[Launch]:
-        # A built launch bound to a name: match by the name's binding value.
+        # A built launch bound to a name: match by the name's binding value (through
+        # ``jax.jit(launch)`` and ``functools.partial(launch, ...)``).
+        v = through_wrappers(self.ev, v)
         hits = []
         for l in self.launches:
             if isinstance(v, CallVal) and v.site is l.site:

@@ -186,7 +186,7 @@ class TransformFinder:
 
     def _launches_under(self, fv: Value, launches: list["Launch"]) -> list["Launch"]:
         ev = self.ev
-        direct = self._launch_of(_through_wrappers(ev, fv), launches)
+        direct = self._launch_of(through_wrappers(ev, fv), launches)
         if direct is not None:
             return [direct]
         fn = self._function(fv)
@@ -212,7 +212,7 @@ class TransformFinder:
                     # (what the callee closes over could: rare, and missed on purpose).
                     stopped = _all_stopped(ev, cs)
                     for i, v in enumerate(values):
-                        launch = self._launch_of(_through_wrappers(ev, v), launches)
+                        launch = self._launch_of(through_wrappers(ev, v), launches)
                         if launch is not None:
                             if launch not in found and not (i == 0 and stopped):
                                 found.append(launch)
@@ -234,7 +234,7 @@ class TransformFinder:
         return False
 
 
-def _through_wrappers(ev: Evaluator, v: Value) -> Value:
+def through_wrappers(ev: Evaluator, v: Value) -> Value:
     """``jax.jit(launch)`` / ``functools.partial(launch, ...)`` -> the launch."""
     for _ in range(4):
         if isinstance(v, PartialVal):
@@ -266,4 +266,4 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
     return True
 
 
-__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms"]
+__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "through_wrappers"]

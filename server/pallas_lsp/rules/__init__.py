@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Iterable
 from ..analysis.rule_api import Rule, RuleSet
 from .base import ApiInContextRule, Example, PythonRule
 from .dynamic_grid_gpu_interpret import DynamicGridInGpuInterpret
+from .closed_over_ref import GpuInterpretClosedOverRef, PallasCallClosesOverRefMemorySpace
 from .get_global_interpret import GetGlobalInInterpretMode
 from .get_global_non_semaphore import GetGlobalOfNonSemaphore
+from .hbm_direct_access import HbmDirectAccessInTpuInterpret
+from .mgpu_primitive_interpret import MgpuPrimitiveInInterpretMode
+from .triton_lower_no_gpu import TritonLoweredForCudaWithoutGpu
 from .inline_mgpu_interpret import InlineMgpuInInterpretMode
 from .unlowered_primitive import PrimitiveNotLowered
 
@@ -22,6 +26,11 @@ RULE_CLASSES: tuple[type[PythonRule], ...] = (
     InlineMgpuInInterpretMode,
     DynamicGridInGpuInterpret,
     PrimitiveNotLowered,
+    GpuInterpretClosedOverRef,
+    PallasCallClosesOverRefMemorySpace,
+    MgpuPrimitiveInInterpretMode,
+    HbmDirectAccessInTpuInterpret,
+    TritonLoweredForCudaWithoutGpu,
 )
 
 

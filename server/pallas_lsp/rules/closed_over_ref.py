@@ -1,0 +1,182 @@
+"""PAL512 / PAL513: a ``pl.pallas_call`` kernel that closes over a Ref made outside it.
+
+A kernel (or a helper it calls) that reads a ``jax.new_ref(...)`` created outside the kernel
+makes the enclosing ``jax.jit`` discharge pallas_call's state effects, which runs
+``_pallas_call_state_discharge_rule``. In GPU interpret mode the launch carries a
+``kernel_arg_transforms`` parameter that rule does not take (a TypeError); elsewhere the rule
+accepts only Refs without a memory space or in ``pl.ANY``, and refuses the others.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..analysis import api
+from ..analysis.contexts import Mode
+from ..analysis.evaluate import CallVal, Ext, ParamVal
+from ..analysis.findings import Related
+from ..analysis.rule_api import Hit, Report
+from ..analysis.scopes import Scope
+from .base import PythonRule
+
+NEW_REF = "jax.new_ref"
+# The memory spaces a closed-over Ref is refused in (measured under jax 0.12.0.1), by the name
+# JAX gives them in its message; pl.ANY and no memory space are accepted.
+REFUSED_SPACES = {
+    f"{api.PLTPU}.VMEM": "vmem", f"{api.PLTPU}.SMEM": "smem", f"{api.PLTPU}.HBM": "hbm",
+    f"{api.PLTPU}.MemorySpace.VMEM": "vmem", f"{api.PLTPU}.MemorySpace.SMEM": "smem",
+    f"{api.PLTPU}.MemorySpace.HBM": "hbm", f"{api.PLGPU}.SMEM": "smem",
+}
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class ClosedRef:
+    use: ast.Name  # the first read of the Ref in the kernel
+    use_scope: Scope
+    made: CallVal  # the jax.new_ref(...) call
+    space: str | None  # the refused memory space's name ("vmem"), or None (none, ANY, unknown)
+
+
+def closed_over_refs(hit: Hit) -> list[ClosedRef]:
+    """The Refs made outside the kernel that the kernel and its helpers read, once each."""
+    ev = hit.ev
+    inside = {id(r.scope) for r in hit.view.reached}
+    out: list[ClosedRef] = []
+    seen: set[int] = set()
+    for r in hit.view.reached:
+        scope = r.scope
+        for name in _names_read(scope.node):
+            b = ev.lookup(name.id, scope)
+            if b is None or b.scope is None or id(b.scope) in inside:
+                continue  # (bound in the kernel, or not found)
+            v = _through_factory(hit, ev.value(name, scope))
+            if not (isinstance(v, CallVal) and ev.called_api(v) == NEW_REF) or id(v.site.node) in seen:
+                continue
+            seen.add(id(v.site.node))
+            if _traced(ev, v.site.scope):  # (outside jax.jit a Ref in a kernel fails otherwise)
+                out.append(ClosedRef(name, scope, v, _refused_space(hit, v)))
+    return out
+
+
+def _through_factory(hit: Hit, v):
+    """A parameter of the kernel factory the launch is given (``make_kernel(table)``): the
+    argument of that call."""
+    if not isinstance(v, ParamVal):
+        return v
+    ev = hit.ev
+    made = hit.launch.kernel_value
+    if not isinstance(made, CallVal):
+        return v
+    for inv in ev.callers_of(v.scope):
+        if inv.site is made.site:
+            bound = ev.bind_param(inv, v.name)
+            if bound is not None and bound.node is not None and not bound.default:
+                return ev.value(bound.node, bound.scope, bound.order)
+    return v
+
+
+def _traced(ev, scope: Scope | None, depth: int = 0) -> bool:
+    """Whether code in ``scope`` runs under ``jax.jit``: its function is jitted, or called
+    through ``jax.jit(f)``, or called from such code (a few calls up)."""
+    while scope is not None and scope.kind not in ("function", "lambda"):
+        scope = scope.parent if scope.kind != "module" else None
+    if scope is None or depth > 3:
+        return False
+    if ev.is_jitted(scope)[0]:
+        return True
+    return any(inv.how == "jit" or _traced(ev, inv.site.scope, depth + 1) for inv in ev.callers_of(scope))
+
+
+def _names_read(fn: ast.AST) -> list[ast.Name]:
+    """The names a function's own body reads (not those of functions defined in it)."""
+    out: list[ast.Name] = []
+    todo = list(getattr(fn, "body", []) if not isinstance(fn, ast.Lambda) else [fn.body])
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _refused_space(hit: Hit, made: CallVal) -> str | None:
+    ev = hit.ev
+    node = ev.kwarg(made.site, "memory_space")
+    if node is None:
+        return None
+    v = ev.value(node, made.site.scope, made.order)
+    name = ev.ext_name(v) if isinstance(v, Ext) else None
+    return REFUSED_SPACES.get(name or "")
+
+
+class _ClosedOverRefRule(PythonRule):
+    construct = "launch"
+    apis = frozenset({api.PALLAS_CALL})
+    launch_apis = frozenset({api.PALLAS_CALL})
+
+    def report(self, hit: Hit, ref: ClosedRef, error: str, headline: str) -> Report:
+        made = ref.made.site
+        return Report(error, headline, span=hit.span_of(ref.use, ref.use_scope), key=id(ref.use),
+                      related=(Related(hit.span_of(made.node, made.scope), "the Ref is made here"),))
+
+
+class GpuInterpretClosedOverRef(_ClosedOverRefRule):
+    """A GPU-interpreted `pl.pallas_call` whose kernel closes over a Ref.
+
+    In GPU interpret mode `pl.pallas_call` binds its primitive with an extra
+    `kernel_arg_transforms` parameter. A kernel that reads a `jax.new_ref(...)` made outside it
+    sends the launch through pallas_call's state-discharge rule, whose fixed parameters do
+    not include it: a TypeError, whatever the Ref's memory space. Pass the value to the
+    launch as an operand instead.
+    """
+
+    code = "PAL512"
+    name = "gpu-interpret-pallas-call-closed-over-ref"
+    record = "gpu-interpret-pallas-call-closed-over-ref"
+    summary = "a GPU-interpreted pl.pallas_call kernel that closes over a jax.new_ref Ref"
+    label = "pl.pallas_call"
+    modes = frozenset({Mode.GPU_INTERPRET})
+
+    def check(self, hit: Hit) -> Report | None:
+        refs = closed_over_refs(hit)
+        if not refs:
+            return None
+        return self.report(hit, refs[0], "TypeError: _pallas_call_state_discharge_rule() got an unexpected keyword "
+                                         "argument 'kernel_arg_transforms'",
+                           f"`{ref_name(refs[0])}` is a Ref closed over by a GPU-interpreted `pl.pallas_call` kernel")
+
+
+class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
+    """A `pl.pallas_call` kernel that closes over a Ref in a memory space.
+
+    pallas_call's state-discharge rule accepts a closed-over `jax.new_ref(...)` only without
+    a memory space or in `pl.ANY`; one made in VMEM, SMEM or HBM is refused (measured with
+    `interpret=True`, TPU interpret params and compiled for TPU). Pass the value as an
+    operand with a BlockSpec in that memory space, or use `pl.kernel`.
+    """
+
+    code = "PAL513"
+    name = "pallas-call-closes-over-ref-memory-space"
+    record = "pallas-call-closes-over-ref-memory-space"
+    summary = "a pl.pallas_call kernel that closes over a Ref in VMEM, SMEM or HBM"
+    label = "pl.pallas_call"
+    modes = frozenset({Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.TPU, Mode.COMPILED})
+
+    def check(self, hit: Hit) -> Report | None:
+        for ref in closed_over_refs(hit):
+            if ref.space is not None:
+                return self.report(
+                    hit, ref, f"NotImplementedError: pallas_call does not support closing over Refs in memory space "
+                              f"{ref.space}. Use pl.kernel instead.",
+                    f"`{ref_name(ref)}` is a Ref in {ref.space.upper()} closed over by a `pl.pallas_call` kernel")
+        return None
+
+
+def ref_name(ref: ClosedRef) -> str:
+    return ref.use.id
+
+
+__all__ = ["GpuInterpretClosedOverRef", "PallasCallClosesOverRefMemorySpace", "closed_over_refs"]

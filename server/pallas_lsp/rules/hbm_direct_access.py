@@ -1,0 +1,206 @@
+"""PAL515: ``ref[...]`` on a Ref in HBM (or ``pl.ANY``) in TPU interpret mode."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..analysis import api
+from ..analysis.contexts import Mode
+from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, PartialVal, TupleVal, Value
+from ..analysis.rule_api import Hit, Report
+from ..analysis.scopes import Scope
+from .base import PythonRule
+
+# Memory spaces the TPU interpreter refuses direct loads and stores in.
+HBM_SPACES = {f"{api.PL}.ANY", f"{api.PLTPU}.ANY", f"{api.PLTPU}.HBM", f"{api.PLTPU}.MemorySpace.HBM",
+              f"{api.PLTPU}.MemorySpace.ANY", f"{api.PL}.MemorySpace.ANY"}
+BLOCK_SPEC = f"{api.PL}.BlockSpec"
+GRID_SPECS = {f"{api.PL}.GridSpec", f"{api.PLTPU}.PrefetchScalarGridSpec"}
+TPU_MESHES = {f"{api.PLTPU}.create_tensorcore_mesh", f"{api.PLTPU}.TensorCoreMesh"}
+MESSAGE = ("ValueError: {prim}: Buffers with a memory space of HBM or ANY cannot be referenced directly. "
+           "Instead, use `pltpu.sync_copy` or `pltpu.async_copy`.")
+_MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Access:
+    node: ast.Subscript
+    scope: Scope
+    store: bool
+    param: str  # the kernel parameter the Ref is
+
+
+class HbmDirectAccessInTpuInterpret(PythonRule):
+    """A Ref in HBM or `pl.ANY` read or written with `ref[...]` in TPU interpret mode.
+
+    Operands a `pl.pallas_call` places in HBM or `pl.ANY` (`pl.BlockSpec(memory_space=pl.ANY)`),
+    and every operand of a `pl.kernel` on a TPU core mesh, stay in HBM: the kernel must copy
+    them with `pltpu.sync_copy` / `pltpu.async_copy` into VMEM first. The TPU interpreter
+    checks it (`_get_memory_space_and_raise_if_hbm`) and raises for a direct load (`get_p`)
+    or store (`swap_p`). `interpret=True` does not model HBM and runs such a kernel, hiding
+    the bug.
+    """
+
+    code = "PAL515"
+    name = "tpu-interpret-hbm-direct-access"
+    record = "tpu-interpret-hbm-direct-access"
+    summary = "ref[...] on a Ref in HBM or pl.ANY in TPU interpret mode"
+    construct = "launch"
+    apis = frozenset({api.PALLAS_CALL, f"{api.PL}.kernel"})
+    label = "ref[...]"
+    modes = frozenset({Mode.TPU_INTERPRET})
+
+    def check(self, hit: Hit) -> Report | None:
+        kernel = hit.launch.kernel
+        if kernel is None or len(hit.launch.kernels) != 1:
+            return None
+        names = _hbm_params(hit, kernel)
+        if not names:
+            return None
+        for access in _accesses(hit, kernel, names, 0, set()):
+            prim = "swap_p" if access.store else "get_p"
+            what = "written" if access.store else "read"
+            return Report(MESSAGE.format(prim=prim),
+                          f"`{access.param}` is in HBM: it is {what} directly, which the TPU interpreter refuses "
+                          f"(copy it with `pltpu.sync_copy`)",
+                          span=hit.span_of(access.node, access.scope), key=id(access.node))
+        return None
+
+
+def _hbm_params(hit: Hit, kernel: Scope) -> set[str]:
+    """The kernel's parameters that are Refs in HBM or ANY (empty when it cannot be told)."""
+    ev = hit.ev
+    params = [p for p in kernel.params if p[2] in ("posonly", "normal")]
+    kv = hit.launch.kernel_value
+    if isinstance(kv, PartialVal):
+        site = kv.site
+        if site.positional[1:] or site.has_star:
+            return set()  # (positional partial arguments: the mapping is not followed)
+        bound = set(site.keywords)
+        params = [p for p in params if p[0] not in bound]
+    names = [p[0] for p in params]
+    options = hit.launch.options
+    if hit.launch.api.name == f"{api.PL}.kernel":
+        mesh = options.get("mesh")
+        if mesh is None or _called(ev, ev.value(*mesh)) not in TPU_MESHES:
+            return set()
+        scratch = options.get("scratch_shapes") or options.get("scratch_types")
+        n_scratch = 0
+        if scratch is not None:
+            v = ev.value(*scratch)
+            if not isinstance(v, TupleVal):
+                return set()
+            n_scratch = len(v.items)
+        return set(names[:len(names) - n_scratch])
+    # pl.pallas_call: [scalar prefetch] inputs outputs [scratch], by position.
+    in_specs, out_specs, n_prefetch = options.get("in_specs"), options.get("out_specs"), 0
+    grid_spec = options.get("grid_spec")
+    if grid_spec is not None:
+        gv = ev.value(*grid_spec)
+        if not (isinstance(gv, CallVal) and ev.called_api(gv) in GRID_SPECS):
+            return set()
+        in_specs = _arg(ev, gv, "in_specs")
+        out_specs = _arg(ev, gv, "out_specs")
+        prefetch = _arg(ev, gv, "num_scalar_prefetch", 0)
+        if prefetch is not None:
+            c = ev.value(*prefetch)
+            if not (isinstance(c, Const) and isinstance(c.value, int)):
+                return set()
+            n_prefetch = c.value
+    out: set[str] = set()
+    ins = _specs(ev, in_specs)
+    for i, spec in enumerate(ins or ()):
+        if _in_hbm(ev, spec) and n_prefetch + i < len(names):
+            out.add(names[n_prefetch + i])
+    outs = _specs(ev, out_specs) or []
+    if ins is not None:
+        first_out = n_prefetch + len(ins)
+    else:  # (inputs not given: the outputs are the parameters before the scratch)
+        scratch = options.get("scratch_shapes")
+        if grid_spec is not None:
+            scratch = _arg(ev, ev.value(*grid_spec), "scratch_shapes")
+        n_scratch = len(_specs(ev, scratch) or ()) if scratch is not None else 0
+        if scratch is not None and not isinstance(ev.value(*scratch), TupleVal):
+            return out
+        first_out = len(names) - n_scratch - len(outs)
+        if first_out < n_prefetch:
+            return out
+    for j, spec in enumerate(outs):
+        k = first_out + j
+        if _in_hbm(ev, spec) and k < len(names):
+            out.add(names[k])
+    return out
+
+
+def _arg(ev, call: CallVal, keyword: str, position: int | None = None):
+    node = ev.kwarg(call.site, keyword)
+    if node is None and position is not None:
+        node = ev.posarg(call.site, position)
+    return (node, call.site.scope, call.order) if node is not None else None
+
+
+def _specs(ev, opt) -> list[Value] | None:
+    """The BlockSpecs of an in_specs/out_specs argument: a literal list, or one spec."""
+    if opt is None:
+        return None
+    v = ev.value(*opt)
+    if isinstance(v, TupleVal):
+        return [ev.value(n, s, o) for n, s, o in v.items]
+    return [v]
+
+
+def _in_hbm(ev, spec: Value) -> bool:
+    if isinstance(spec, Ext):
+        return spec.name in HBM_SPACES
+    if isinstance(spec, CallVal) and ev.called_api(spec) == BLOCK_SPEC:
+        node = ev.kwarg(spec.site, "memory_space")
+        if node is None:
+            return False
+        v = ev.value(node, spec.site.scope, spec.order)
+        return isinstance(v, Ext) and v.name in HBM_SPACES
+    return False
+
+
+def _called(ev, v: Value) -> str | None:
+    return ev.called_api(v) if isinstance(v, CallVal) else None
+
+
+def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) -> list[Access]:
+    """``name[...]`` loads and stores of the Refs in ``fn``'s own body, in the order of the
+    text, and in the local helpers it passes them to (by position)."""
+    if id(fn) in seen or depth > _MAX_DEPTH or fn.node is None:
+        return []
+    seen.add(id(fn))
+    ev = hit.ev
+    out: list[Access] = []
+    body = getattr(fn.node, "body", [])
+    for node in _walk_own(body):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
+            out.append(Access(node, fn, isinstance(node.ctx, ast.Store), node.value.id))
+    for cs in fn.calls:
+        passed = [(i, a.id) for i, a in enumerate(cs.node.args) if isinstance(a, ast.Name) and a.id in names]
+        if not passed:
+            continue
+        callee = ev.value(cs.node.func, cs.scope, ev.order_of(cs))
+        if not isinstance(callee, FuncVal):
+            continue
+        target = callee.scope
+        tparams = [p[0] for p in target.params if p[2] in ("posonly", "normal")]
+        inner = {tparams[i] for i, _ in passed if i < len(tparams)}
+        found = _accesses(hit, target, inner, depth + 1, seen) if inner else []
+        out.extend(found)
+    out.sort(key=lambda a: (hit.span_of(a.node, a.scope).line, hit.span_of(a.node, a.scope).col))
+    return out
+
+
+def _walk_own(body: list[ast.stmt]):
+    todo = list(body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+__all__ = ["HbmDirectAccessInTpuInterpret"]
