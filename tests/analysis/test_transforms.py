@@ -152,6 +152,33 @@ def main():
 def main():
     print(jax.grad(lambda v: double_gpu(v).sum())(X)[0, :2])  # PAL501
 ''',
+    "grad_of_an_argument_the_launch_does_not_see": '''
+def loss(x, scale):
+    return (double(x) * scale).sum()
+
+
+def main():
+    print(jax.grad(loss, argnums=1)(X, 2.0))
+''',
+    "grad_of_an_argument_that_flows_into_the_launch": '''
+def loss(scale, x):
+    y = x * scale
+    return double(y).sum()
+
+
+def main():
+    print(jax.grad(loss)(2.0, X))  # PAL508
+''',
+    "a_closure_in_the_differentiated_function_reaches_the_launch": '''
+def loss(x):
+    def inner():
+        return double(x)
+    return inner().sum()
+
+
+def main():
+    print(jax.grad(loss)(X)[0, :2])  # PAL508
+''',
     "launch_not_reached_by_the_grad": '''
 def main():
     print(double(X)[0, :2])

@@ -22,7 +22,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from .evaluate import CallVal, Decorated, Evaluator, Ext, FuncVal, PartialVal, Value
+from .evaluate import CallVal, Decorated, Evaluator, Ext, FuncVal, PartialVal, TupleVal, Value
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
 
@@ -145,7 +145,7 @@ class TransformFinder:
         if not self.transforms or not launches:
             return result
         for t, fv in self.transforms:
-            for launch in self._launches_under(fv, launches):
+            for launch in self._launches_under(fv, launches, t):
                 got = result.setdefault(id(launch), [])
                 if t not in got:
                     got.append(t)
@@ -184,7 +184,7 @@ class TransformFinder:
                 return None
         return None
 
-    def _launches_under(self, fv: Value, launches: list["Launch"]) -> list["Launch"]:
+    def _launches_under(self, fv: Value, launches: list["Launch"], t: Transform | None = None) -> list["Launch"]:
         ev = self.ev
         direct = self._launch_of(through_wrappers(ev, fv), launches)
         if direct is not None:
@@ -192,6 +192,22 @@ class TransformFinder:
         fn = self._function(fv)
         if fn is None:
             return []
+        # In the transformed function itself, a call given nothing computed from the
+        # differentiated arguments carries no tangent (None: every value may).
+        tangent = _tangent_names(ev, t, fn) if t is not None else None
+
+        def untouched(cs: CallSite) -> bool:
+            if tangent is None or cs.scope is not fn or _mentions(cs.node, tangent):
+                return False
+            # (A function defined in ``fn`` may close over a differentiated value.)
+            callee = self._function(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
+            s = callee.parent if callee is not None else None
+            while s is not None:
+                if s is fn:
+                    return False
+                s = s.parent
+            return True
+
         found: list["Launch"] = []
         seen = {id(fn)}
         todo = [fn]
@@ -200,9 +216,11 @@ class TransformFinder:
             for sub in scope.walk():
                 seen.add(id(sub))
                 for launch in launches:
-                    if launch.scope is sub and launch not in found and not self._no_tangent(launch):
+                    if launch.scope is sub and launch not in found and not self._no_tangent(launch, untouched):
                         found.append(launch)
                 for cs in sub.calls:
+                    if untouched(cs):
+                        continue
                     order = ev.order_of(cs)
                     callee = ev.value(cs.node.func, cs.scope, order)
                     if ev.called_api(callee) in CUSTOM_RULES or _names(ev, callee) & STOP_GRADIENT:
@@ -225,13 +243,58 @@ class TransformFinder:
                             todo.append(t)
         return found
 
-    def _no_tangent(self, launch: "Launch") -> bool:
+    def _no_tangent(self, launch: "Launch", untouched=lambda cs: False) -> bool:
         """The launch is applied where it is built (``pl.pallas_call(...)(x)``) to
-        ``stop_gradient`` values only."""
+        ``stop_gradient`` values only, or to nothing the transformation differentiates."""
         for cs in launch.scope.calls:
             if cs.node.func is launch.site.node:
-                return _all_stopped(self.ev, cs)
+                return _all_stopped(self.ev, cs) or untouched(cs)
         return False
+
+
+# Differentiation APIs that take ``argnums`` (default 0); the others differentiate every argument.
+_ARGNUMS_APIS = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"}
+
+
+def _tangent_names(ev: Evaluator, t: Transform, fn: Scope) -> set[str] | None:
+    """The names in ``fn``'s own body that may carry a tangent: the differentiated
+    parameters and what is assigned from them (None: cannot tell, or every argument is)."""
+    if t.kind != DIFFERENTIATE or t.api not in _ARGNUMS_APIS or not isinstance(t.site, CallSite):
+        return None
+    params = fn.params
+    if any(kind not in ("posonly", "normal") for _, _, kind in params) or fn.node is None:
+        return None  # (*args, keyword-only parameters: not followed)
+    argnums: object = 0
+    node = ev.kwarg(t.site, "argnums")
+    if node is not None:
+        argnums = ev.const(node, t.site.scope, ev.order_of(t.site))
+        if not isinstance(argnums, int):
+            v = ev.value(node, t.site.scope, ev.order_of(t.site))
+            if not isinstance(v, TupleVal):
+                return None
+            argnums = tuple(ev.const(n, s, o) for n, s, o in v.items)
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(params) for i in nums):
+        return None
+    names = {params[i][0] for i in nums}
+    body = fn.node.body if not isinstance(fn.node, ast.Lambda) else []
+    for _ in range(4):  # (assignments from tangent-carrying names carry one too)
+        before = len(names)
+        for stmt in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
+                    and _mentions(stmt.value, names):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for tgt in targets:
+                    names |= {n.id for n in ast.walk(tgt) if isinstance(n, ast.Name)}
+            elif isinstance(stmt, (ast.For, ast.With)):
+                return None  # (loops and context targets: not followed)
+        if len(names) == before:
+            break
+    return names
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def through_wrappers(ev: Evaluator, v: Value) -> Value:
