@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext, TupleVal
+from ..analysis.findings import Fix, TextEdit
+from ..analysis.fixes import ensure_import
 from ..analysis.rule_api import Hit
 from .base import ApiInContextRule
 
@@ -51,6 +53,21 @@ class MgpuPrimitiveInInterpretMode(ApiInContextRule):
 
     def headline(self, hit: Hit) -> str:
         return f"`plgpu.{hit.api.rsplit('.', 1)[1]}` cannot run with `interpret=True` (use GPU interpret params)"
+
+    def offer_fixes(self, hit: Hit) -> list[Fix]:
+        """``interpret=True`` written at the launch becomes the GPU interpreter's params."""
+        ctx, launch = hit.context, hit.launch
+        opt = launch.options.get("interpret")
+        index = hit.ev.index
+        if opt is None or ctx.forced or not ctx.from_launch_keyword or index.path_of(opt[1]) != index.path:
+            return []
+        node, scope, order = opt
+        if hit.ev.const(node, scope, order) is not True:
+            return []
+        gpu, imp = ensure_import(index, api.PLGPU)
+        edits = (TextEdit(index.span(node, scope), f"{gpu}.InterpretGPUParams()"),) + ((imp,) if imp else ())
+        return [Fix(f"Interpret it with the GPU interpreter: interpret={gpu}.InterpretGPUParams()", edits,
+                    preferred=True, safe=False)]
 
 
 def _primitive_calls(hit: Hit) -> list[tuple[tuple[int, ...], object, str]]:

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: commit_smem comes first in the body, but discharge fails first, on the copy that takes Refs.
 # raises: NotImplementedError: No state discharge rule implemented for primitive: copy_smem_to_gmem
+# fix: Interpret it with the GPU interpreter: interpret=plgpu.InterpretGPUParams()
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A helper's wait_smem_to_gmem (no Ref operand) passes discharge and has no CPU lowering.
 # raises: NotImplementedError: MLIR translation rule for primitive 'wait_smem_to_gmem' not found for platform cpu
+# fix: Interpret it with the GPU interpreter: interpret=plgpu.InterpretGPUParams()
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
