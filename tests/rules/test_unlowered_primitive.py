@@ -74,3 +74,33 @@ def test_backend_unknown_reports_only_what_no_backend_lowers_as_a_warning():
 def test_interpreted_launches_are_not_this_rules_business():
     interp = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)", "cpu")
     assert findings("o_ref[...] = jnp.cumsum(x, axis=1)", interp) == []
+
+
+HELPER = """import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def prep(v):
+    return lax.sort(v)
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = prep({arg})
+
+
+def lower(x):
+    f = plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))
+    return jax.jit(f).trace(x).lower(lowering_platforms=("cuda",))
+"""
+
+
+@pytest.mark.parametrize("arg, flagged", [
+    ("x_ref[...]", True),  # the helper's parameter is the array the kernel passes on the way to it
+    ("x_ref", False),  # a Ref (lax.sort of a Ref is not what the tables traced): quiet
+])
+def test_a_helper_parameter_is_what_the_kernel_passes(arg, flagged):
+    text = HELPER.format(arg=arg)
+    got = [(f.record, f.span.line) for f in analyse(text, "/tmp/k.py").findings if f.code == "PAL401"]
+    assert got == ([("mgpu-lower-unimplemented-primitive", 8)] if flagged else [])

@@ -11,6 +11,7 @@ import ast
 from functools import lru_cache
 
 from ..analysis.contexts import Mode
+from ..analysis.evaluate import Const
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report
 from ..lowering import MOSAIC_GPU_LANE, MOSAIC_GPU_WARPGROUP, TPU, TRITON, UNKNOWN, tables
 from .base import PythonRule
@@ -76,13 +77,20 @@ class _Array:
 ARRAY = _Array()
 
 
-def _value_kind(hit: Hit, node: ast.AST, depth: int = 0):
+def _value_kind(hit: Hit, node: ast.AST, depth: int = 0, scope=None):
     """What an argument is, as the tables' facts say it: a literal, ARRAY (a Ref read
-    ``x_ref[...]``, a jnp/lax result, arithmetic on those), or UNKNOWN (a parameter: a Ref, a
-    Python number or an array, the analysis cannot tell)."""
-    v = hit.literal(node)
-    if v is not NOT_KNOWN:
-        return v
+    ``x_ref[...]``, a jnp/lax result, arithmetic on those), or UNKNOWN (a kernel parameter: a
+    Ref, a Python number or an array, the analysis cannot tell). A helper's parameter is what
+    the call on the kernel's path to the helper passes."""
+    scope = scope if scope is not None else hit.site.scope
+    if scope is hit.site.scope:
+        v = hit.literal(node)
+        if v is not NOT_KNOWN:
+            return v
+    else:  # (an argument at a call on the way: a Python constant there)
+        c = hit.ev.value(node, scope)
+        if isinstance(c, Const):
+            return c.value
     if depth > 4:
         return UNKNOWN
     if isinstance(node, ast.Subscript):
@@ -92,17 +100,39 @@ def _value_kind(hit: Hit, node: ast.AST, depth: int = 0):
         if name and (name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.")) or name in _TRACED_PALLAS):
             return ARRAY
         if name is None and isinstance(node.func, ast.Attribute) and node.func.attr in _ARRAY_METHODS \
-                and _value_kind(hit, node.func.value, depth + 1) is ARRAY:
+                and _value_kind(hit, node.func.value, depth + 1, scope) is ARRAY:
             return ARRAY  # x.astype(...), x.reshape(...) of an array
         return UNKNOWN
     if isinstance(node, ast.BinOp):
-        kinds = (_value_kind(hit, node.left, depth + 1), _value_kind(hit, node.right, depth + 1))
+        kinds = (_value_kind(hit, node.left, depth + 1, scope), _value_kind(hit, node.right, depth + 1, scope))
         return ARRAY if ARRAY in kinds else UNKNOWN
     if isinstance(node, ast.Name):
-        b = hit.ev.lookup(node.id, hit.site.scope, hit.ev.order_of(hit.site))
-        if b is not None and b.kind == "assign" and b.node is not None and b.scope is hit.site.scope:
-            return _value_kind(hit, b.node, depth + 1)
+        order = hit.ev.order_of(hit.site) if scope is hit.site.scope else None
+        b = hit.ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is scope:
+            return _value_kind(hit, b.node, depth + 1, scope)
+        if b is not None and b.kind == "param" and b.scope is scope:
+            passed = _passed_on_the_path(hit, scope, node.id)
+            if passed is not None:
+                return _value_kind(hit, passed[0], depth + 1, passed[1])
     return UNKNOWN
+
+
+def _passed_on_the_path(hit: Hit, scope, name: str):
+    """(argument node, its scope) for parameter ``name`` of the helper ``scope``, at the call
+    by which the kernel reaches it; None for the kernel itself or when it cannot be told."""
+    chain = hit.reached.chain if hit.reached is not None else ()
+    steps = [s for s in chain if getattr(s, "node", None) is not None and hasattr(s, "positional")]
+    into = next((s for s in reversed(steps) if hit.ev.function_of(
+        hit.ev.value(s.node.func, s.scope, hit.ev.order_of(s))) is scope), None)
+    if into is None:
+        return None
+    for inv in hit.ev.callers_of(scope):
+        if inv.site is into:
+            bound = hit.ev.bind_param(inv, name)
+            if bound is not None and bound.node is not None and not bound.default and bound.scope is not None:
+                return bound.node, bound.scope
+    return None
 
 
 def _facts(hit: Hit) -> tuple[dict, list] | None:
