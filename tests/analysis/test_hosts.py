@@ -4,12 +4,11 @@ was run under jax 0.12.0.1 on a CPU host (tests/oracle/test_program_cases.py run
 without a marked line run clean, the others raise the error of the marked code's record."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from pallas_lsp.analysis.hosts import pins_cpu
 from pallas_lsp.rules import analyse
+from tests.analysis.program_cases import expected, found
 
 HEAD = '''\
 import functools
@@ -134,15 +133,10 @@ def program(name: str) -> str:
     return HEAD + CASES[name] + TAIL
 
 
-def expected(src: str) -> list[tuple[str, int]]:
-    return sorted((m.group(1), i) for i, line in enumerate(src.splitlines(), 1)
-                  for m in [re.search(r"# (PAL\d{3})\b", line)] if m)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_host_is_what_the_code_says(name):
     src = program(name)
-    assert sorted((f.code, f.span.line) for f in analyse(src, "/tmp/hosts.py").findings) == expected(src)
+    assert found(src) == expected(src)
 
 
 def test_the_message_names_the_fact_that_decided_the_host():

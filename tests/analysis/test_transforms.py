@@ -4,13 +4,12 @@ ones without a marked line run clean, the others raise the error of the code mar
 line of the transformation."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from pallas_lsp.analysis.transforms import REVERSE_APIS, TRANSFORM_APIS, Transform
 from pallas_lsp.records.detection import TRANSFORM_APIS as NAMEABLE_APIS
 from pallas_lsp.rules import analyse
+from tests.analysis.program_cases import expected, found
 
 HEAD = '''\
 import functools
@@ -191,17 +190,10 @@ def program(name: str) -> str:
     return HEAD + CASES[name] + TAIL
 
 
-def expected(src: str) -> list[tuple[str, int]]:
-    """The ``# PALnnn`` markers: (code, line)."""
-    return sorted((m.group(1), i) for i, line in enumerate(src.splitlines(), 1)
-                  for m in [re.search(r"# (PAL\d{3})\b", line)] if m)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_transformations_reach_the_launches_jax_transforms(name):
     src = program(name)
-    got = sorted((f.code, f.span.line) for f in analyse(src, "/tmp/transforms.py").findings)
-    assert got == expected(src)
+    assert found(src) == expected(src)
 
 
 def test_the_finding_points_at_the_transformation_and_shows_the_launch():

@@ -38,16 +38,20 @@ def find_cpu_pins(index: ModuleIndex, ev: Evaluator) -> list[Evidence]:
     """Every place the module pins the CPU platform, in the order of the text."""
     out: list[Evidence] = []
     for cs in index.calls_to(("update", "setdefault")):
+        first = cs.node.args[0] if len(cs.node.args) >= 2 else None
+        if not (isinstance(first, ast.Name) or
+                (isinstance(first, ast.Constant) and first.value in PLATFORM_OPTIONS | PLATFORM_VARIABLES)):
+            continue  # (dict.update and the like: nothing evaluated on the keystroke path)
         order = ev.order_of(cs)
-        fn = ev.ext_name(ev.value(cs.node.func, cs.scope, order))
-        if len(cs.node.args) < 2:
+        key = ev.const(first, cs.scope, order)
+        if key not in PLATFORM_OPTIONS | PLATFORM_VARIABLES:
             continue
-        key = ev.const(cs.node.args[0], cs.scope, order)
+        fn = ev.ext_name(ev.value(cs.node.func, cs.scope, order))
         value = ev.const(cs.node.args[1], cs.scope, order)
         if (fn == CONFIG_UPDATE and key in PLATFORM_OPTIONS) or \
                 (fn == f"{ENVIRON}.setdefault" and key in PLATFORM_VARIABLES):
             if pins_cpu(value):
-                out.append(Evidence(index.span(cs.node, cs.scope), f"{index.code_of(cs.node, cs.scope)}"))
+                out.append(Evidence(index.span(cs.node, cs.scope), index.code_of(cs.node, cs.scope)))
     for _, bp in index.parses:
         if bp.module is None or bp.root is None or "JAX_PLATFORM" not in bp.text:
             continue

@@ -14,7 +14,7 @@ from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
 from .hosts import find_cpu_pins
-from .transforms import TransformFinder, through_wrappers
+from .transforms import TransformFinder, is_built_launch, through_wrappers
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
 _MAX_CALLER_DEPTH = 6
@@ -581,12 +581,7 @@ class ContextResolver:
         # A built launch bound to a name: match by the name's binding value (through
         # ``jax.jit(launch)`` and ``functools.partial(launch, ...)``).
         v = through_wrappers(self.ev, v)
-        hits = []
-        for l in self.launches:
-            if isinstance(v, CallVal) and v.site is l.site:
-                hits.append(l)
-            elif isinstance(v, Decorated) and l.decorator is not None and v.site is l.decorator:
-                hits.append(l)
+        hits = [l for l in self.launches if is_built_launch(v, l)]
         if hits:
             return hits
         fn = self.ev.function_of(v)
@@ -652,8 +647,8 @@ class ContextResolver:
         the reason: "setter" or "pinned")."""
         short = launch.api.short
         verb = "built" if launch.api.reads_mode_at == "build" else "called"  # (where it reads its setting)
-        read_in_one = any(self._covered(r, s) for s in self.setters for r in reads)
-        for setter in self.setters if not read_in_one else ():
+        covering = [s for s in self.setters if any(self._covered(r, s) for r in reads)]
+        for setter in self.setters if not covering else ():
             # A setter that misses every read but covers the launch's use: it has no effect.
             used = self._applications(launch) if launch.api.reads_mode_at == "build" else [launch.site]
             if any(self._covered(u, setter) for u in used):
@@ -661,7 +656,7 @@ class ContextResolver:
                 span = setter.context.evidence[0].span  # (the force_/set_ call itself)
                 return (Evidence(span, note),), span, False, "setter"
         # Some calls run inside a setter and some outside: the outside ones are compiled.
-        escaping = self._escaping_calls(launch, reads, uncovered)
+        escaping = self._escaping_calls(launch, covering, uncovered)
         if escaping is not None:
             site, setter = escaping
             span = self.index.span(site.node, site.scope)
@@ -684,14 +679,11 @@ class ContextResolver:
 
     def _applies(self, cs: CallSite, launch: Launch) -> bool:
         """The call's callee surely is this built launch (another function of the same name is not)."""
-        v = self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs))
-        return (isinstance(v, CallVal) and v.site is launch.site) or \
-            (isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator)
+        return is_built_launch(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)), launch)
 
-    def _escaping_calls(self, launch: Launch, reads: list[CallSite], uncovered: list[CallSite]):
+    def _escaping_calls(self, launch: Launch, covering: list[Setter], uncovered: list[CallSite]):
         """A call that reads the mode outside every setter while another call of the same
-        launch reads it inside one: (the escaping call, a setter covering the others)."""
-        covering = [s for s in self.setters if any(self._covered(r, s) for r in reads)]
+        launch reads it inside one of ``covering``: (the escaping call, that setter)."""
         if not covering:
             return None
         if launch.api.reads_mode_at == "call":

@@ -468,3 +468,18 @@ def index_module(module: ast.Module, block: object) -> Scope:
     root = Scope("module", "<module>", module, None, block)
     _Indexer(root).stmts(module.body)
     return root
+
+
+_NESTED_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(fn: ast.AST):
+    """The nodes of a def's (or lambda's) own body, in breadth-first order, without those of
+    the functions and classes defined in it (their own scopes)."""
+    todo = [fn.body] if isinstance(fn, ast.Lambda) else list(getattr(fn, "body", []))
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, _NESTED_DEFS):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))

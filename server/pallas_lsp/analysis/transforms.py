@@ -155,12 +155,7 @@ class TransformFinder:
 
     # -- what a transformed function runs ---------------------------------------------------
     def _launch_of(self, v: Value, launches: list["Launch"]) -> "Launch | None":
-        for launch in launches:
-            if isinstance(v, CallVal) and v.site is launch.site:
-                return launch
-            if isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator:
-                return launch
-        return None
+        return next((launch for launch in launches if is_built_launch(v, launch)), None)
 
     def _function(self, v: Value) -> Scope | None:
         """The local function a callable value runs, or None (also for a function with its
@@ -297,6 +292,12 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
+def is_built_launch(v: Value, launch: "Launch") -> bool:
+    """``v`` is the launch itself: its ``pl.pallas_call(...)`` value or its decorated def."""
+    return (isinstance(v, CallVal) and v.site is launch.site) or \
+        (isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator)
+
+
 def through_wrappers(ev: Evaluator, v: Value) -> Value:
     """``jax.jit(launch)`` / ``functools.partial(launch, ...)`` -> the launch."""
     for _ in range(4):
@@ -329,4 +330,5 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
     return True
 
 
-__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "through_wrappers"]
+__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "is_built_launch",
+           "through_wrappers"]

@@ -333,6 +333,14 @@ def _template(obj: dict, key: str, where: str, default: str) -> str:
     return text
 
 
+def _transforms(v: Any, where: str) -> tuple[str, ...]:
+    """A list of transformation kinds or APIs (``transformedBy``, a fix's ``unlessTransformedBy``)."""
+    if not isinstance(v, list) or not v or any(x not in TRANSFORM_KINDS + TRANSFORM_APIS for x in v):
+        raise DetectionError(where, f"must be a non-empty list of kinds ({', '.join(TRANSFORM_KINDS)}) "
+                                    f"or transformation APIs ({', '.join(TRANSFORM_APIS)})")
+    return tuple(v)
+
+
 def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
     if v is None:
         return ()
@@ -353,13 +361,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         safe = f.get("safe", False)
         if not isinstance(safe, bool):
             raise DetectionError(f"{w}.safe", "must be true or false")
-        unless: tuple[str, ...] = ()
-        if "unlessTransformedBy" in f:
-            u = f["unlessTransformedBy"]
-            if not isinstance(u, list) or not u or any(x not in TRANSFORM_KINDS + TRANSFORM_APIS for x in u):
-                raise DetectionError(f"{w}.unlessTransformedBy", f"must be a non-empty list of kinds "
-                                                                 f"({', '.join(TRANSFORM_KINDS)}) or transformation APIs")
-            unless = tuple(u)
+        unless = _transforms(f["unlessTransformedBy"], f"{w}.unlessTransformedBy") if "unlessTransformedBy" in f else ()
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":
@@ -475,13 +477,9 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
         unless_params = tuple(unless.items())
     transformed_by: tuple[str, ...] = ()
     if "transformedBy" in obj:
-        tb = obj["transformedBy"]
-        if not isinstance(tb, list) or not tb or any(x not in TRANSFORM_KINDS + TRANSFORM_APIS for x in tb):
-            raise DetectionError(f"{where}.transformedBy", f"must be a non-empty list of kinds ({', '.join(TRANSFORM_KINDS)}) "
-                                                           f"or transformation APIs ({', '.join(TRANSFORM_APIS)})")
+        transformed_by = _transforms(obj["transformedBy"], f"{where}.transformedBy")
         if kind != "launch":
             raise DetectionError(f"{where}.transformedBy", "only a `launch` construct is transformed")
-        transformed_by = tuple(tb)
     underline = None
     underline_condition = None
     u = obj.get("underline")

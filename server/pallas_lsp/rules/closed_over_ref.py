@@ -16,7 +16,7 @@ from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext, ParamVal
 from ..analysis.findings import Related
 from ..analysis.rule_api import Hit, Report
-from ..analysis.scopes import Scope
+from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
 
 NEW_REF = "jax.new_ref"
@@ -27,7 +27,6 @@ REFUSED_SPACES = {
     f"{api.PLTPU}.MemorySpace.VMEM": "vmem", f"{api.PLTPU}.MemorySpace.SMEM": "smem",
     f"{api.PLTPU}.MemorySpace.HBM": "hbm", f"{api.PLGPU}.SMEM": "smem",
 }
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -90,16 +89,7 @@ def _traced(ev, scope: Scope | None, depth: int = 0) -> bool:
 
 def _names_read(fn: ast.AST) -> list[ast.Name]:
     """The names a function's own body reads (not those of functions defined in it)."""
-    out: list[ast.Name] = []
-    todo = list(getattr(fn, "body", []) if not isinstance(fn, ast.Lambda) else [fn.body])
-    while todo:
-        node = todo.pop(0)
-        if isinstance(node, _NESTED):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            out.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    return out
+    return [n for n in own_nodes(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
 def _refused_space(hit: Hit, made: CallVal) -> str | None:

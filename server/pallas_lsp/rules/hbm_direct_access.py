@@ -8,7 +8,7 @@ from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, PartialVal, TupleVal, Value
 from ..analysis.rule_api import Hit, Report
-from ..analysis.scopes import Scope
+from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
 
 # Memory spaces the TPU interpreter refuses direct loads and stores in.
@@ -173,8 +173,7 @@ def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) 
     seen.add(id(fn))
     ev = hit.ev
     out: list[Access] = []
-    body = getattr(fn.node, "body", [])
-    for node in _walk_own(body):
+    for node in own_nodes(fn.node):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
             out.append(Access(node, fn, isinstance(node.ctx, ast.Store), node.value.id))
     for cs in fn.calls:
@@ -191,16 +190,6 @@ def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) 
         out.extend(found)
     out.sort(key=lambda a: (hit.span_of(a.node, a.scope).line, hit.span_of(a.node, a.scope).col))
     return out
-
-
-def _walk_own(body: list[ast.stmt]):
-    todo = list(body)
-    while todo:
-        node = todo.pop(0)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
 
 
 __all__ = ["HbmDirectAccessInTpuInterpret"]
