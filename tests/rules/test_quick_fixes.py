@@ -130,3 +130,57 @@ def test_the_rules_declare_these_fixes_on_examples_the_oracle_runs():
     assert GPU_TITLE in declared
     assert any(t.startswith("Allocate it in shared memory") for t in declared)
     assert not any("GMEM(" in t for t in declared)
+
+
+def signal_kernel(core, interpret="True", imports=HEADER):
+    return imports + f"""
+
+def kernel(x_ref, o_ref, sem):
+    pl.semaphore_signal(sem, 1, core_index={core})
+    pl.semaphore_wait(sem, 1)
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret={interpret})(x)
+"""
+
+
+def test_tpu_interpret_params_are_offered_for_a_signal_to_core_zero_only():
+    title = "Interpret it as a TPU kernel (interpret=pltpu.InterpretParams(); the signalled core 0 is its one core)"
+    fix = fixes_of(signal_kernel(0), "PAL207")[title]
+    assert "interpret=pltpu.InterpretParams())(x)" in apply_edits(signal_kernel(0), fix.edits)
+    # Core 1 does not exist in the interpreter's default of one core (an IndexError under JAX),
+    # and a core the analysis cannot tell is not claimed.
+    assert fixes_of(signal_kernel(1), "PAL207") == {}
+    assert fixes_of(signal_kernel("c").replace("def kernel", "c = int(input())\n\n\ndef kernel"), "PAL207") == {}
+
+
+def test_a_module_placeholder_in_a_fix_value_is_imported_in_the_module_own_words():
+    title = "Interpret it as a TPU kernel (interpret=pltpu.InterpretParams(); the signalled core 0 is its one core)"
+    aliased = HEADER.replace("from jax.experimental.pallas import tpu as pltpu\n", "import jax.experimental.pallas.tpu as tpu_mod\n")
+    code = signal_kernel(0, imports=aliased).replace("pltpu.SemaphoreType", "tpu_mod.SemaphoreType")
+    fixed = apply_edits(code, fixes_of(code, "PAL207")[title].edits)
+    assert "interpret=tpu_mod.InterpretParams())(x)" in fixed and "pltpu" not in fixed
+    bare = signal_kernel(0, imports=HEADER.replace("from jax.experimental.pallas import tpu as pltpu\n", ""))
+    bare = bare.replace("scratch_shapes=[pltpu.SemaphoreType.REGULAR], ", "")
+    fixed = apply_edits(bare, fixes_of(bare, "PAL207")[title].edits)
+    assert "import jax.experimental.pallas.tpu as pltpu\n" in fixed and "interpret=pltpu.InterpretParams()" in fixed
+
+
+def test_a_gpu_memory_space_in_a_tpu_interpreted_kernel_becomes_vmem():
+    code = HEADER + """
+
+def kernel(x_ref, o_ref, tmp):
+    tmp[...] = x_ref[...]
+    o_ref[...] = tmp[...]
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          scratch_shapes=[plgpu.SMEM((8, 128), jnp.float32)],
+                          interpret=pltpu.InterpretParams())(x)
+"""
+    (fix,) = fixes_of(code, "PAL208").values()
+    assert "scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)]" in apply_edits(code, fix.edits)

@@ -186,7 +186,7 @@ def ensure_import(index: ModuleIndex, module: str) -> tuple[str, TextEdit | None
     return local, edit
 
 
-_MODULE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.]*)\}")
+MODULE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 
 
 def value_in_module(index: ModuleIndex, template: str) -> tuple[str, tuple[TextEdit, ...]]:
@@ -203,7 +203,7 @@ def value_in_module(index: ModuleIndex, template: str) -> tuple[str, tuple[TextE
             edits.append(edit)
         return name
 
-    return _MODULE_PLACEHOLDER.sub(local, template), tuple(edits)
+    return MODULE_PLACEHOLDER.sub(local, template), tuple(edits)
 
 
 def _column_import(index: ModuleIndex, module: str) -> TextEdit:

@@ -27,8 +27,13 @@ worked example)::
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
       "fixes": [{"title": "...", "safe": true|false, "unlessTransformedBy": [...],
                  "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
+                 | "setLaunchKeyword": {"name": "...", "value": "<code>"}  # on the launch's call
                  | "removeKeyword": "<name>"
+                 | "replaceCallee": "<code>"          # what the call underline.condition found calls
                  | "setInterpretParam": {"name": "...", "value": "<code>"}}],
+      # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
+      # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
+      # where those hold on the construct's call
       "also": [{"code": ..., "name": ..., <any field above but "also">}, ...]   # more constructs
     }
 
@@ -134,7 +139,12 @@ SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
 PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api", "transform",
                 "decidedBy"}
-FIX_OPS = ("setKeyword", "removeKeyword", "setInterpretParam")
+# setKeyword: a keyword of the construct's call; setLaunchKeyword: of the launch it is in (for a
+# call construct, the pallas_call or kernel call itself); replaceCallee: what the underlined
+# call calls (`plgpu.SMEM(...)` -> `pltpu.VMEM(...)`); setInterpretParam: a field of the
+# interpret params. Values may name modules as `{jax.experimental.pallas.tpu}`: the edit uses
+# the module's own name for it (and imports it where it is not imported).
+FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "replaceCallee")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
 _API_RE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -178,6 +188,9 @@ class FixSpec:
     # Not offered under these transformations (kinds or APIs): the edit would only meet the
     # next error there (interpret=True under jax.grad, for instance).
     unless_transformed_by: tuple[str, ...] = ()
+    # Offered only where these conditions on the construct's call hold: the edit runs clean
+    # there and not elsewhere (TPU interpret params run a signal to core 0 of their one core).
+    when: tuple["Condition", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -353,7 +366,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(w, "must be an object")
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
-        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy"}
+        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "when"}
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -362,26 +375,38 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         if not isinstance(safe, bool):
             raise DetectionError(f"{w}.safe", "must be true or false")
         unless = _transforms(f["unlessTransformedBy"], f"{w}.unlessTransformedBy") if "unlessTransformedBy" in f else ()
+        when = _conditions(f["when"], f"{w}.when") if "when" in f else ()
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":
             if not isinstance(body, str) or not _IDENT_RE.match(body):
                 raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
-            out.append(FixSpec(title, op, body, "", safe, unless))
+            out.append(FixSpec(title, op, body, "", safe, unless, when))
+            continue
+        if op == "replaceCallee":
+            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), safe, unless, when))
             continue
         if not isinstance(body, dict) or set(body) != {"name", "value"}:
             raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")
         if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
             raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
-        value = body["value"]
-        if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
-            raise DetectionError(f"{w}.{op}.value", "must be one line of Python code (at most 200 characters)")
-        try:
-            compile(value, "<fix value>", "eval", dont_inherit=True)  # parsed, never run
-        except (SyntaxError, ValueError):
-            raise DetectionError(f"{w}.{op}.value", f"{value!r} is not a Python expression") from None
-        out.append(FixSpec(title, op, body["name"], value, safe, unless))
+        out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"), safe, unless,
+                           when))
     return tuple(out)
+
+
+_MODULE_NAME_RE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
+
+
+def _fix_value(value: Any, where: str) -> str:
+    """One line of Python code (module placeholders allowed), parsed, never run."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
+        raise DetectionError(where, "must be one line of Python code (at most 200 characters)")
+    try:
+        compile(_MODULE_NAME_RE.sub("m", value), "<fix value>", "eval", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        raise DetectionError(where, f"{value!r} is not a Python expression") from None
+    return value
 
 
 def parse_detection(obj: Any, where: str = "detection") -> Detection:
@@ -504,6 +529,11 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
             underline_condition = ci
         if "argument" in u:
             underline = _argref(u["argument"], f"{uw}.argument")
+    fixes = _fixes(obj.get("fixes"), f"{where}.fixes")
+    for i, f in enumerate(fixes):
+        if f.op == "replaceCallee" and underline_condition is None:
+            raise DetectionError(f"{where}.fixes[{i}].replaceCallee",
+                                 "needs `underline.condition`: the call it replaces is the one that condition finds")
     return Detection(
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,
@@ -512,7 +542,7 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
         underline_host=underline_host,
         error=_template(obj, "error", where, Detection.error),
         headline=_template(obj, "headline", where, Detection.headline),
-        fixes=_fixes(obj.get("fixes"), f"{where}.fixes"))
+        fixes=fixes)
 
 
 _SHORT_MODULES = {

@@ -13,8 +13,8 @@ from typing import Any, Iterable
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
-from ..analysis.findings import Fix
-from ..analysis.fixes import add_kwarg, remove_kwarg
+from ..analysis.findings import Fix, TextEdit
+from ..analysis.fixes import MODULE_PLACEHOLDER, add_kwarg, remove_kwarg, value_in_module
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
@@ -121,18 +121,33 @@ class DataRule(Rule):
         return Report(d.error.format_map(fields), d.headline.format_map(fields), span=span,
                       key=key, fixable=any(self._offered(spec, hit) for spec in d.fixes))
 
+    def _underlined_call(self, hit: Hit) -> CallVal | None:
+        """The call the underline condition found (``plgpu.SMEM(...)`` in a scratch list); what a
+        ``replaceCallee`` fix edits."""
+        d = self.detection
+        if d.underline_condition is None:
+            return None
+        w = _witness(hit, hit.site, hit.ev.order_of(hit.site), d.where[d.underline_condition],
+                     launch=hit.kind == "launch")
+        return w if isinstance(w, CallVal) else None
+
     @staticmethod
     def _offered(spec: FixSpec, hit: Hit) -> bool:
-        """A fix is not offered under a transformation it would only move to the next error."""
+        """A fix is not offered under a transformation it would only move to the next error, nor
+        where its ``when`` conditions do not surely hold."""
         t = hit.transform
-        return not (t is not None and spec.unless_transformed_by and t.matches(frozenset(spec.unless_transformed_by)))
+        if t is not None and spec.unless_transformed_by and t.matches(frozenset(spec.unless_transformed_by)):
+            return False
+        order = hit.ev.order_of(hit.site)
+        return all(_holds(hit, hit.site, order, c, launch=hit.kind == "launch") for c in spec.when)
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         out = []
+        underlined = self._underlined_call(hit) if any(f.op == "replaceCallee" for f in self.detection.fixes) else None
         for spec in self.detection.fixes:
             if not self._offered(spec, hit):
                 continue
-            fix = _build_fix(hit, spec)
+            fix = _build_fix(hit, spec, underlined)
             if fix is not None:
                 out.append(fix)
         return out
@@ -495,38 +510,50 @@ def _interpret_param(hit: Hit, name: str) -> Any:
 def _names_bound(index, value: str) -> bool:
     """Whether every name a fix's value reads is bound at module level (or a builtin), so the
     edit does not leave a NameError (``plgpu.InterpretGPUParams()`` in a file that imports the
-    module as ``mgpu``)."""
+    module as ``mgpu``). Module placeholders (``{jax.experimental.pallas.tpu}``) are imported
+    by the fix itself."""
     import builtins
 
     try:
-        tree = ast.parse(value, mode="eval")
+        tree = ast.parse(MODULE_PLACEHOLDER.sub("__module__", value), mode="eval")
     except SyntaxError:
         return False
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id not in index.scope.bindings and not hasattr(builtins, node.id):
+        if isinstance(node, ast.Name) and node.id != "__module__" and node.id not in index.scope.bindings \
+                and not hasattr(builtins, node.id):
             return False
     return True
 
 
-def _build_fix(hit: Hit, spec: FixSpec) -> Fix | None:
+def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | None:
     index = hit.index
-    if spec.op in ("setKeyword", "setInterpretParam") and not _names_bound(index, spec.value):
+    if spec.op != "removeKeyword" and not _names_bound(index, spec.value):
         return None
-    if spec.op == "setKeyword" and spec.name == "interpret" and hit.kind == "launch" \
-            and not hit.context.from_launch_keyword:
+    value, imports = value_in_module(index, spec.value)
+    site = hit.site
+    if spec.op == "setLaunchKeyword":
+        site = hit.launch.site
+        if hit.ev.index.path_of(site.scope) != index.path:
+            return None  # (the launch is in another module: an edit carries no path)
+    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" \
+            and site is hit.launch.site and not hit.context.from_launch_keyword:
         return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
-    if spec.op == "setKeyword":
-        edit = add_kwarg(index, hit.site.node, hit.site.scope, spec.name, spec.value)
+    if spec.op in ("setKeyword", "setLaunchKeyword"):
+        edit = add_kwarg(index, site.node, site.scope, spec.name, value)
     elif spec.op == "removeKeyword":
-        edit = remove_kwarg(index, hit.site.node, hit.site.scope, spec.name)
+        edit = remove_kwarg(index, site.node, site.scope, spec.name)
+    elif spec.op == "replaceCallee":
+        if underlined is None or index.path_of(underlined.site.scope) != index.path:
+            return None
+        edit = TextEdit(index.span(underlined.site.node.func, underlined.site.scope), value)
     else:
-        site = hit.params_call()
-        if site is None:
+        params = hit.params_call()
+        if params is None:
             return None  # default params built elsewhere (a bare force_ call): left to the author
-        edit = add_kwarg(index, site.node, site.scope, spec.name, spec.value)
+        edit = add_kwarg(index, params.node, params.scope, spec.name, value)
     if edit is None:
         return None
-    return Fix(spec.title, (edit,), preferred=spec.safe, safe=spec.safe)
+    return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
 
 
 def _sections(d: Detection) -> tuple[Detection, ...]:

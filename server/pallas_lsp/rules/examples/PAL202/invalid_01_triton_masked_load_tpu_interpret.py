@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: plt.load with a mask binds the same generic load; TPU interpret params from a module constant.
 # raises: NotImplementedError: masked load_p
+# fix: Interpret with the generic interpreter (interpret=True runs masked loads)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: Mosaic GPU SMEM scratch in a pallas_call built inside force_tpu_interpret_mode.
 # raises: KeyError: MemorySpace\.SMEM
+# fix: Allocate it in TPU memory (pltpu.VMEM)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

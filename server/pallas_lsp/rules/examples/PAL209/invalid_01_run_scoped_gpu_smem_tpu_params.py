@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A run_scoped buffer in Mosaic GPU SMEM, in a kernel run with TPU interpret params.
 # raises: KeyError: MemorySpace\.SMEM
+# fix: Allocate it in TPU memory (pltpu.VMEM)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
