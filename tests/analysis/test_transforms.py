@@ -223,7 +223,10 @@ def test_reverse_mode_is_a_kind_of_differentiation():
     from pallas_lsp.analysis.module import Span
     kinds = {api: Transform(kind, api, None, Span(1, 0, 1, 1)) for api, kind in TRANSFORM_APIS.items()}
     assert {api for api, t in kinds.items() if t.matches(frozenset({"reverse"}))} == REVERSE_APIS
-    assert {api for api, t in kinds.items() if t.matches(frozenset({"differentiate"}))} == set(TRANSFORM_APIS) - {"jax.vmap"}
+    assert {api for api, t in kinds.items() if t.matches(frozenset({"differentiate"}))} == set(TRANSFORM_APIS) - {
+        "jax.vmap", "jax.shard_map", "jax.experimental.shard_map.shard_map"}
+    assert {api for api, t in kinds.items() if t.matches(frozenset({"shard"}))} == {
+        "jax.shard_map", "jax.experimental.shard_map.shard_map"}
     assert kinds["jax.jacfwd"].matches(frozenset({"jax.jacfwd"})) and not kinds["jax.jvp"].matches(frozenset({"jax.jacfwd"}))
 
 

@@ -94,7 +94,7 @@ BAD = [
     (_with(construct={"launch": f"{PL}.pallas_call"}, transformedBy=["jax.pmap"]),
      "record.record.detection.transformedBy", "transformation APIs (jax.grad"),
     (_with(construct={"launch": f"{PL}.pallas_call"}, transformedBy=[]), "record.record.detection.transformedBy",
-     "non-empty list of kinds (differentiate, reverse, batch)"),
+     "non-empty list of kinds (differentiate, reverse, batch, shard)"),
     (_with(construct={"launch": f"{PL}.pallas_call"}, underline="transform"), "record.record.detection.underline",
      "needs `transformedBy`"),
     (_with(construct={"launch": f"{PL}.pallas_call"}, transformedBy=["reverse"],

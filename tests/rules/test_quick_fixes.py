@@ -184,3 +184,24 @@ def run(x):
 """
     (fix,) = fixes_of(code, "PAL208").values()
     assert "scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)]" in apply_edits(code, fix.edits)
+
+
+def test_tpu_interpret_params_for_a_remote_signal_only_under_shard_map():
+    code = HEADER + """from jax.sharding import PartitionSpec as P
+
+
+def kernel(x_ref, o_ref, sem):
+    pl.semaphore_signal(sem, 1, device_id=0)
+    pl.semaphore_wait(sem, 1)
+    o_ref[...] = x_ref[...]
+
+
+def step(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret=True)(x)
+"""
+    # Outside a shard_map the TPU interpreter has no device 0 to signal (an AssertionError).
+    assert fixes_of(code, "PAL206") == {}
+    mapped = code + "\n\nrun = jax.shard_map(step, mesh=jax.make_mesh((1,), ('x',)), in_specs=P(), out_specs=P())\n"
+    (fix,) = fixes_of(mapped, "PAL206").values()
+    assert "interpret=pltpu.InterpretParams())(x)" in apply_edits(mapped, fix.edits)

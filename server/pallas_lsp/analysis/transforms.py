@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 DIFFERENTIATE = "differentiate"
 REVERSE = "reverse"  # reverse-mode differentiation, a subset of DIFFERENTIATE
 BATCH = "batch"
-KINDS = (DIFFERENTIATE, REVERSE, BATCH)
+SHARD = "shard"  # mapped over a device mesh: what a remote DMA or signal needs in TPU interpret mode
+KINDS = (DIFFERENTIATE, REVERSE, BATCH, SHARD)
 
 # The transformation APIs and what each does to the launches its function runs.
 TRANSFORM_APIS = {
@@ -40,6 +41,7 @@ TRANSFORM_APIS = {
     "jax.vjp": DIFFERENTIATE, "jax.linearize": DIFFERENTIATE, "jax.jacfwd": DIFFERENTIATE,
     "jax.jacrev": DIFFERENTIATE, "jax.hessian": DIFFERENTIATE,
     "jax.vmap": BATCH,
+    "jax.shard_map": SHARD, "jax.experimental.shard_map.shard_map": SHARD,
 }
 # Reverse mode: linearize, then transpose (``jax.hessian`` is jacfwd of jacrev).
 REVERSE_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.linearize", "jax.jacrev", "jax.hessian"})
@@ -55,14 +57,14 @@ _MAX_SCOPES = 200
 class Transform:
     """One transformation of a launch: the ``jax.grad(...)`` call or ``@jax.vmap`` decorator."""
 
-    kind: str  # DIFFERENTIATE or BATCH
+    kind: str  # DIFFERENTIATE, BATCH or SHARD
     api: str  # the public name: "jax.grad"
     site: CallSite | DecoratorSite
     span: Span
 
     @property
     def verb(self) -> str:
-        return "differentiated" if self.kind == DIFFERENTIATE else "batched"
+        return {DIFFERENTIATE: "differentiated", BATCH: "batched"}.get(self.kind, "mapped over a device mesh")
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -330,5 +332,5 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
     return True
 
 
-__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "is_built_launch",
+__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "SHARD", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "is_built_launch",
            "through_wrappers"]

@@ -33,7 +33,8 @@ worked example)::
                  | "setInterpretParam": {"name": "...", "value": "<code>"}}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
-      # where those hold on the construct's call
+      # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
+      # those transformations reach
       "also": [{"code": ..., "name": ..., <any field above but "also">}, ...]   # more constructs
     }
 
@@ -130,10 +131,11 @@ MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", 
          "cpu-host", "setter-missed")
 TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "dynamicEntry",
          "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
-TRANSFORM_KINDS = ("differentiate", "reverse", "batch")
+TRANSFORM_KINDS = ("differentiate", "reverse", "batch", "shard")
 # The transformation APIs a detection may name (analysis/transforms.py's TRANSFORM_APIS).
 TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.linearize", "jax.jacfwd",
-                  "jax.jacrev", "jax.hessian", "jax.vmap")
+                  "jax.jacrev", "jax.hessian", "jax.vmap", "jax.shard_map",
+                  "jax.experimental.shard_map.shard_map")
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
@@ -191,6 +193,9 @@ class FixSpec:
     # Offered only where these conditions on the construct's call hold: the edit runs clean
     # there and not elsewhere (TPU interpret params run a signal to core 0 of their one core).
     when: tuple["Condition", ...] = ()
+    # Offered only for a launch these transformations (kinds or APIs) reach: TPU interpret
+    # params run a remote signal under jax.shard_map, not outside it.
+    when_transformed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -366,7 +371,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(w, "must be an object")
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
-        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "when"}
+        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "whenTransformedBy", "when"}
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -376,22 +381,23 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(f"{w}.safe", "must be true or false")
         unless = _transforms(f["unlessTransformedBy"], f"{w}.unlessTransformedBy") if "unlessTransformedBy" in f else ()
         when = _conditions(f["when"], f"{w}.when") if "when" in f else ()
+        when_by = _transforms(f["whenTransformedBy"], f"{w}.whenTransformedBy") if "whenTransformedBy" in f else ()
+        common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by)
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":
             if not isinstance(body, str) or not _IDENT_RE.match(body):
                 raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
-            out.append(FixSpec(title, op, body, "", safe, unless, when))
+            out.append(FixSpec(title, op, body, "", **common))
             continue
         if op == "replaceCallee":
-            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), safe, unless, when))
+            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), **common))
             continue
         if not isinstance(body, dict) or set(body) != {"name", "value"}:
             raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")
         if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
             raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
-        out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"), safe, unless,
-                           when))
+        out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"), **common))
     return tuple(out)
 
 

@@ -134,10 +134,15 @@ class DataRule(Rule):
     @staticmethod
     def _offered(spec: FixSpec, hit: Hit) -> bool:
         """A fix is not offered under a transformation it would only move to the next error, nor
-        where its ``when`` conditions do not surely hold."""
+        where its ``when`` conditions do not surely hold, nor (with ``whenTransformedBy``) for a
+        launch no such transformation reaches."""
         t = hit.transform
         if t is not None and spec.unless_transformed_by and t.matches(frozenset(spec.unless_transformed_by)):
             return False
+        if spec.when_transformed_by:
+            wanted = frozenset(spec.when_transformed_by)
+            if not any(x.matches(wanted) for x in ((t,) if t is not None else hit.launch.transforms)):
+                return False
         order = hit.ev.order_of(hit.site)
         return all(_holds(hit, hit.site, order, c, launch=hit.kind == "launch") for c in spec.when)
 
