@@ -205,3 +205,36 @@ def step(x):
     mapped = code + "\n\nrun = jax.shard_map(step, mesh=jax.make_mesh((1,), ('x',)), in_specs=P(), out_specs=P())\n"
     (fix,) = fixes_of(mapped, "PAL206").values()
     assert "interpret=pltpu.InterpretParams())(x)" in apply_edits(mapped, fix.edits)
+
+
+def test_an_hbm_operand_written_in_a_helper_is_put_in_vmem_by_its_block_spec():
+    code = HEADER + """
+
+def write_out(dst, val):
+    dst[...] = val
+
+
+def kernel(x_ref, o_hbm):
+    write_out(o_hbm, x_ref[...] - 1.0)
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          out_specs=pl.BlockSpec(memory_space=pltpu.MemorySpace.HBM),
+                          interpret=pltpu.InterpretParams())(x)
+"""
+    (fix,) = fixes_of(code, "PAL515").values()
+    assert "`o_hbm`" in fix.title and not fix.safe
+    assert "out_specs=pl.BlockSpec(memory_space=pltpu.VMEM)," in apply_edits(code, fix.edits)
+    # A pl.kernel on a TPU mesh has no BlockSpec to change: its operands are in HBM.
+    mesh = HEADER + """
+
+def body(x_hbm, o_hbm):
+    o_hbm[...] = x_hbm[...]
+
+
+def run(x):
+    return pl.kernel(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                     mesh=pltpu.create_tensorcore_mesh("core"), interpret=pltpu.InterpretParams())(x)
+"""
+    assert fixes_of(mesh, "PAL515") == {}

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, PartialVal, TupleVal, Value
+from ..analysis.findings import Fix, TextEdit
+from ..analysis.fixes import ensure_import
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
@@ -27,7 +29,8 @@ class Access:
     node: ast.Subscript
     scope: Scope
     store: bool
-    param: str  # the kernel parameter the Ref is
+    param: str  # the name the Ref has where it is accessed
+    operand: str  # the kernel parameter it is
 
 
 class HbmDirectAccessInTpuInterpret(PythonRule):
@@ -57,25 +60,45 @@ class HbmDirectAccessInTpuInterpret(PythonRule):
         names = _hbm_params(hit, kernel)
         if not names:
             return None
-        for access in _accesses(hit, kernel, names, 0, set()):
+        for access in _accesses(hit, kernel, {n: n for n in names}, 0, set()):
             prim = "swap_p" if access.store else "get_p"
             what = "written" if access.store else "read"
             return Report(MESSAGE.format(prim=prim),
                           f"`{access.param}` is in HBM: it is {what} directly, which the TPU interpreter refuses "
                           f"(copy it with `pltpu.sync_copy`)",
-                          span=hit.span_of(access.node, access.scope), key=id(access.node))
+                          span=hit.span_of(access.node, access.scope), key=id(access.node),
+                          fixable=names[access.operand] is not None)
         return None
 
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        """The BlockSpec that put the operand in HBM asks for VMEM instead: Pallas then copies
+        the block in and out, and ``ref[...]`` reads it (the kernel's own copies of it still run).
+        Not safe: on a TPU the whole block must then fit in VMEM, which is why HBM is used."""
+        kernel = hit.launch.kernel
+        names = _hbm_params(hit, kernel) if kernel is not None else {}
+        index = hit.ev.index
+        for access in _accesses(hit, kernel, {n: n for n in names}, 0, set()) if kernel is not None else ():
+            where = names[access.operand]
+            if where is None or index.path_of(where[1]) != index.path:
+                return []
+            tpu, imp = ensure_import(index, api.PLTPU)
+            edits = (TextEdit(index.span(where[0], where[1]), f"{tpu}.VMEM"),) + ((imp,) if imp else ())
+            return [Fix(f"Let Pallas copy `{access.operand}` into VMEM (memory_space={tpu}.VMEM; "
+                        f"the whole block must fit in VMEM)", edits, preferred=False, safe=False)]
+        return []
 
-def _hbm_params(hit: Hit, kernel: Scope) -> set[str]:
-    """The kernel's parameters that are Refs in HBM or ANY (empty when it cannot be told)."""
+
+def _hbm_params(hit: Hit, kernel: Scope) -> dict[str, tuple[ast.expr, Scope] | None]:
+    """The kernel's parameters that are Refs in HBM or ANY (empty when it cannot be told), each
+    with the ``memory_space=`` value of the BlockSpec that put it there (None for a
+    ``pl.kernel`` operand or a spec that is a memory space itself)."""
     ev = hit.ev
     params = [p for p in kernel.params if p[2] in ("posonly", "normal")]
     kv = hit.launch.kernel_value
     if isinstance(kv, PartialVal):
         site = kv.site
         if site.positional[1:] or site.has_star:
-            return set()  # (positional partial arguments: the mapping is not followed)
+            return {}  # (positional partial arguments: the mapping is not followed)
         bound = set(site.keywords)
         params = [p for p in params if p[0] not in bound]
     names = [p[0] for p in params]
@@ -83,35 +106,35 @@ def _hbm_params(hit: Hit, kernel: Scope) -> set[str]:
     if hit.launch.api.name == f"{api.PL}.kernel":
         mesh = options.get("mesh")
         if mesh is None or _called(ev, ev.value(*mesh)) not in TPU_MESHES:
-            return set()
+            return {}
         scratch = options.get("scratch_shapes") or options.get("scratch_types")
         n_scratch = 0
         if scratch is not None:
             v = ev.value(*scratch)
             if not isinstance(v, TupleVal):
-                return set()
+                return {}
             n_scratch = len(v.items)
-        return set(names[:len(names) - n_scratch])
+        return dict.fromkeys(names[:len(names) - n_scratch])
     # pl.pallas_call: [scalar prefetch] inputs outputs [scratch], by position.
     in_specs, out_specs, n_prefetch = options.get("in_specs"), options.get("out_specs"), 0
     grid_spec = options.get("grid_spec")
     if grid_spec is not None:
         gv = ev.value(*grid_spec)
         if not (isinstance(gv, CallVal) and ev.called_api(gv) in GRID_SPECS):
-            return set()
+            return {}
         in_specs = _arg(ev, gv, "in_specs")
         out_specs = _arg(ev, gv, "out_specs")
         prefetch = _arg(ev, gv, "num_scalar_prefetch", 0)
         if prefetch is not None:
             c = ev.value(*prefetch)
             if not (isinstance(c, Const) and isinstance(c.value, int)):
-                return set()
+                return {}
             n_prefetch = c.value
-    out: set[str] = set()
+    out: dict[str, tuple[ast.expr, Scope] | None] = {}
     ins = _specs(ev, in_specs)
     for i, spec in enumerate(ins or ()):
         if _in_hbm(ev, spec) and n_prefetch + i < len(names):
-            out.add(names[n_prefetch + i])
+            out[names[n_prefetch + i]] = _memory_space_written(ev, spec)
     outs = _specs(ev, out_specs) or []
     if ins is not None:
         first_out = n_prefetch + len(ins)
@@ -128,7 +151,7 @@ def _hbm_params(hit: Hit, kernel: Scope) -> set[str]:
     for j, spec in enumerate(outs):
         k = first_out + j
         if _in_hbm(ev, spec) and k < len(names):
-            out.add(names[k])
+            out[names[k]] = _memory_space_written(ev, spec)
     return out
 
 
@@ -161,13 +184,23 @@ def _in_hbm(ev, spec: Value) -> bool:
     return False
 
 
+def _memory_space_written(ev, spec: Value) -> tuple[ast.expr, Scope] | None:
+    """The ``memory_space=`` argument of a ``pl.BlockSpec(...)`` call (what a fix edits)."""
+    if isinstance(spec, CallVal):
+        node = ev.kwarg(spec.site, "memory_space")
+        if node is not None:
+            return node, spec.site.scope
+    return None
+
+
 def _called(ev, v: Value) -> str | None:
     return ev.called_api(v) if isinstance(v, CallVal) else None
 
 
-def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) -> list[Access]:
+def _accesses(hit: Hit, fn: Scope, names: dict[str, str], depth: int, seen: set[int]) -> list[Access]:
     """``name[...]`` loads and stores of the Refs in ``fn``'s own body, in the order of the
-    text, and in the local helpers it passes them to (by position)."""
+    text, and in the local helpers it passes them to (by position). ``names`` maps each name to
+    the kernel parameter it stands for."""
     if id(fn) in seen or depth > _MAX_DEPTH or fn.node is None:
         return []
     seen.add(id(fn))
@@ -175,7 +208,7 @@ def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) 
     out: list[Access] = []
     for node in own_nodes(fn.node):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
-            out.append(Access(node, fn, isinstance(node.ctx, ast.Store), node.value.id))
+            out.append(Access(node, fn, isinstance(node.ctx, ast.Store), node.value.id, names[node.value.id]))
     for cs in fn.calls:
         passed = [(i, a.id) for i, a in enumerate(cs.node.args) if isinstance(a, ast.Name) and a.id in names]
         if not passed:
@@ -185,7 +218,7 @@ def _accesses(hit: Hit, fn: Scope, names: set[str], depth: int, seen: set[int]) 
             continue
         target = callee.scope
         tparams = [p[0] for p in target.params if p[2] in ("posonly", "normal")]
-        inner = {tparams[i] for i, _ in passed if i < len(tparams)}
+        inner = {tparams[i]: names[name] for i, name in passed if i < len(tparams)}
         found = _accesses(hit, target, inner, depth + 1, seen) if inner else []
         out.extend(found)
     out.sort(key=lambda a: (hit.span_of(a.node, a.scope).line, hit.span_of(a.node, a.scope).col))

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: An input placed in pl.ANY read with ref[...] in TPU interpret mode.
 # raises: ValueError: get_p: Buffers with a memory space of HBM or ANY cannot be referenced directly\.
+# fix: Let Pallas copy `table_hbm` into VMEM (memory_space=pltpu.VMEM; the whole block must fit in VMEM)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
