@@ -45,7 +45,11 @@ def findings(op: str, launch=TPU):
     ("o_ref[...] = jnp.argsort(x, axis=1)", MGPU, "mgpu-lower-unimplemented-primitive"),  # emits sort
     ("o_ref[...] = x.at[0, 0].set(1.0)", TPU, "tpu-lower-unimplemented-primitive"),  # scatter
     ("o_ref[...] = jax.nn.gelu(x, approximate=False)", MGPU, "mgpu-lower-unimplemented-primitive"),  # erfc
-], ids=["cumsum", "method", "argsort-sort", "at-set-scatter", "gelu-exact-erfc"])
+    # A dtype keyword is a fact the tables traced (by name), however the module spells it.
+    ("o_ref[...] = jnp.dot(x, x, preferred_element_type=jnp.float32)", MGPU, "mgpu-lower-unimplemented-primitive"),
+    ("o_ref[...] = jnp.dot(x, x, preferred_element_type=jnp.dtype('int32'))", MGPU,
+     "mgpu-lower-unimplemented-primitive"),
+], ids=["cumsum", "method", "argsort-sort", "at-set-scatter", "gelu-exact-erfc", "dot-dtype", "dot-dtype-call"])
 def test_flagged_on_the_call(op, launch, record):
     assert findings(op, launch) == [(record, OP_LINE, "error")]
 
@@ -56,10 +60,12 @@ def test_flagged_on_the_call(op, launch, record):
     ("o_ref[...] = x + jnp.array(42)", TPU),  # Python constants: no primitive is traced
     ("o_ref.at[0].set(x)", TPU),  # a Ref's .at[...].set is a store, not a scatter
     ("o_ref[...] = jnp.array(n)", TPU),  # n: a name the analysis cannot tell (a number or an array)
-], ids=["exp", "gelu-tanh", "constant", "ref-store", "unknown-argument"])
+    ("o_ref[...] = jnp.dot(x, x, preferred_element_type=jnp.float32)", TPU),  # Mosaic TPU lowers dot_general
+], ids=["exp", "gelu-tanh", "constant", "ref-store", "unknown-argument", "dot-tpu"])
 def test_not_flagged(op, launch):
     if "(n)" in op:
         op = "n = helper()\n    " + op
+
     assert findings(op, launch) == []
 
 

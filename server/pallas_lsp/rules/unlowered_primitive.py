@@ -143,9 +143,34 @@ def _facts(hit: Hit) -> tuple[dict, list] | None:
     facts = {}
     for kw in hit.site.node.keywords:
         v = hit.literal(kw.value)
+        if v is NOT_KNOWN:
+            v = _dtype_name(hit, kw.value)
         facts[kw.arg] = UNKNOWN if v is NOT_KNOWN else v
     positional = [_value_kind(hit, node) for node in hit.site.positional]
     return facts, positional
+
+
+# The tables record a dtype as its name ("float32"), as jnp and NumPy spell it.
+_DTYPE_MODULES = ("jax.numpy.", "numpy.")
+_DTYPE_NAMES = frozenset({"bool", "bool_", "int4", "int8", "int16", "int32", "int64", "uint4", "uint8", "uint16",
+                          "uint32", "uint64", "float16", "bfloat16", "float32", "float64", "complex64",
+                          "complex128", "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
+                          "float8_e5m2fnuz"})
+
+
+def _dtype_name(hit: Hit, node: ast.AST):
+    """``"float32"`` for ``jnp.float32``, ``np.float32`` or ``jnp.dtype("float32")`` (through
+    names); NOT_KNOWN for anything else."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and hit.api_of(node.func) in ("jax.numpy.dtype", "numpy.dtype"):
+        v = hit.literal(node.args[0])
+        return v if isinstance(v, str) and v in _DTYPE_NAMES else _dtype_name(hit, node.args[0])
+    name = hit.api_of(node)
+    if name is not None and name.startswith(_DTYPE_MODULES):
+        leaf = name.rsplit(".", 1)[1]
+        if leaf in _DTYPE_NAMES:
+            return leaf
+    return NOT_KNOWN
 
 
 def _receiver_is_array(hit: Hit) -> bool:
