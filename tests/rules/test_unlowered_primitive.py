@@ -28,6 +28,7 @@ def lower(x):
 """
 TPU = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "tpu")
 MGPU = ("plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "cuda")
+TRITON = ("pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)", "cuda")
 OP_LINE = 10
 
 
@@ -52,6 +53,40 @@ def findings(op: str, launch=TPU):
 ], ids=["cumsum", "method", "argsort-sort", "at-set-scatter", "gelu-exact-erfc", "dot-dtype", "dot-dtype-call"])
 def test_flagged_on_the_call(op, launch, record):
     assert findings(op, launch) == [(record, OP_LINE, "error")]
+
+
+@pytest.mark.parametrize("op, launch, record", [
+    ("o_ref[...] = x.T", MGPU, "mgpu-lower-unimplemented-primitive"),  # transpose
+    ("o_ref[...] = x[::-1]", TPU, "tpu-lower-unimplemented-primitive"),  # rev
+    ("o_ref[...] = x[1:]", TRITON, "triton-lower-unimplemented-primitive"),  # surely a slice
+    ("o_ref[...] = (x * 2.0)[:, ::2]", TRITON, "triton-lower-unimplemented-primitive"),  # strided
+    ("o_ref[...] = x_ref[...][:-1]", TRITON, "triton-lower-unimplemented-primitive"),
+    ("y = x.astype(jnp.float32)\n    o_ref[...] = y[3]", TRITON, "triton-lower-unimplemented-primitive"),
+], ids=["T-transpose", "reverse", "slice-from-1", "strided", "slice-to-minus-1", "int-index"])
+def test_array_operators_are_flagged_on_the_expression(op, launch, record):
+    got = findings(op, launch)
+    assert [(r, sev) for r, _, sev in got] == [(record, "error")]
+    assert got[0][1] == OP_LINE + op.count("\n")
+
+
+@pytest.mark.parametrize("op", [
+    "o_ref[...] = x_ref[...]",  # a Ref read
+    "o_ref[...] = x_ref[1:]",  # a Ref read of a window: no jnp slice
+    "o_ref[...] = x[:64]",  # may be the whole array (a dimension of 64): jnp then slices nothing
+    "o_ref[...] = x[0]",  # a dimension of 1 is not sliced either, only squeezed
+    "o_ref[...] = x[:, :]",
+    "o_ref[...] = lax.top_k(x, 2)[1][1:]",  # an element of a tuple result, not an array the code made
+    "refs = (x_ref, o_ref)\n    o_ref[...] = refs[0][1:]",  # a Ref from a tuple
+    "o_ref[...] = x[n:]",  # a bound the analysis cannot tell
+], ids=["ref-read", "ref-window", "maybe-whole", "dim-of-one", "full", "tuple-element", "ref-in-tuple", "unknown"])
+def test_array_operators_not_flagged_where_jnp_may_emit_nothing(op):
+    if "[n:]" in op:
+        op = "n = helper()\n    " + op
+    text = HEAD.format(op=op, launch=TRITON[0], platform=TRITON[1])
+    # (top_k itself may not lower: only findings about the operator count here)
+    flagged = [f.message for f in analyse(text, "/tmp/k.py").findings
+               if f.code == "PAL401" and not f.message.startswith("`lax.top_k`")]
+    assert flagged == []
 
 
 @pytest.mark.parametrize("op, launch", [

@@ -458,6 +458,20 @@ class Engine:
                                 candidates.append(Candidate(
                                     rule, report, hit, report.span or hit.span, r.chain + (cs,),
                                     path=index.path_of(cs.scope), kernel=_kernel_label(r.root)))
+                # Array operators written without a call (x.T, x[...]), for the rules that name them.
+                for op in r.scope.operators:
+                    op_rules = rules.for_call(op.key)
+                    if not op_rules or not rev.guards_hold(op.guards, op.scope, rev.order_of(op)):
+                        continue
+                    for rule in op_rules:
+                        hit = Hit("operator", op.key, op, view, ctx, r)
+                        if not rule.applies(hit):
+                            continue
+                        report = rule.check(hit)
+                        if report is not None:
+                            candidates.append(Candidate(
+                                rule, report, hit, report.span or hit.span, r.chain + (op,),
+                                path=index.path_of(op.scope), kernel=_kernel_label(r.root)))
 
     def _active(self, select, ignore) -> RuleSet:
         return self.rules.subset(select, ignore)

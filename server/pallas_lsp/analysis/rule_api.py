@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .reach import Reached
     from .transforms import Transform
 
-ConstructKind = Literal["call", "launch"]
+ConstructKind = Literal["call", "launch", "operator"]
 
 
 @dataclass
@@ -52,7 +52,9 @@ class LaunchView:
 @dataclass
 class Hit:
     """One construct in one of its kernel's contexts: a call reached from the kernel
-    (``kind == "call"``) or the launch itself (``kind == "launch"``)."""
+    (``kind == "call"``), an array operator written without a call (``kind == "operator"``:
+    ``x.T``, ``x[...]``; ``site`` is its scopes.OperatorSite), or the launch itself
+    (``kind == "launch"``)."""
 
     kind: ConstructKind
     api: str  # the dispatch key the rule was chosen by

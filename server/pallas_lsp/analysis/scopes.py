@@ -83,7 +83,27 @@ class WithSite:
     seq: int
 
 
-for _cls in (Binding, CallSite, DecoratorSite, WithSite):
+@dataclass(eq=False, repr=False)
+class OperatorSite:
+    """An array operation written without a call: ``x.T`` / ``x.mT`` and ``x[...]`` reads (not
+    ``x.at[...]``, whose ``.set(...)`` is the call). Rules see them under the keys of
+    ``OPERATOR_KEYS`` ("operator:.T", "operator:[]")."""
+
+    node: ast.Attribute | ast.Subscript
+    scope: "Scope"
+    guards: tuple[tuple[ast.expr, bool], ...]
+    withs: tuple["WithSite", ...]
+    seq: int
+    key: str
+
+
+# The attributes that are array operations (``x.T`` emits a transpose).
+OPERATOR_ATTRIBUTES = frozenset({"T", "mT"})
+SUBSCRIPT_KEY = "operator:[]"
+OPERATOR_KEYS = frozenset({SUBSCRIPT_KEY} | {f"operator:.{a}" for a in OPERATOR_ATTRIBUTES})
+
+
+for _cls in (Binding, CallSite, DecoratorSite, WithSite, OperatorSite):
     _cls.__repr__ = lambda self: f"<{type(self).__name__} seq={self.seq}>"  # type: ignore[method-assign]
 
 
@@ -96,6 +116,7 @@ class Scope:
     block: object = None  # the BlockParse this scope came from (for positions)
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     calls: list[CallSite] = field(default_factory=list)
+    operators: list[OperatorSite] = field(default_factory=list)
     decorators: list[DecoratorSite] = field(default_factory=list)
     withs: list[WithSite] = field(default_factory=list)
     children: list["Scope"] = field(default_factory=list)
@@ -411,6 +432,8 @@ class _Indexer:
                 self.target(n.target, "assign", n.value, n)  # type: ignore[attr-defined]
                 continue
             if t is ast.Attribute:
+                if n.attr in OPERATOR_ATTRIBUTES and isinstance(n.ctx, ast.Load):  # type: ignore[attr-defined]
+                    self.operator(n, f"operator:.{n.attr}")  # type: ignore[attr-defined]
                 stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
                 continue
             if t is ast.Constant:
@@ -419,6 +442,9 @@ class _Indexer:
                 stack.extend((k, _OTHER) for k in reversed(n.elts))  # type: ignore[attr-defined]
                 continue
             if t is ast.Subscript:
+                base = n.value  # type: ignore[attr-defined]
+                if isinstance(n.ctx, ast.Load) and not (isinstance(base, ast.Attribute) and base.attr == "at"):  # type: ignore[attr-defined]
+                    self.operator(n, SUBSCRIPT_KEY)  # type: ignore[arg-type]
                 stack.append((n.slice, _OTHER))  # type: ignore[attr-defined]
                 stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
                 continue
@@ -433,6 +459,10 @@ class _Indexer:
                 for g in n.generators:  # type: ignore[attr-defined]
                     self.target(g.target, "loop", None, n)
             stack.extend((k, _OTHER) for k in reversed(list(ast.iter_child_nodes(n))))
+
+    def operator(self, node: ast.Attribute | ast.Subscript, key: str) -> None:
+        self.scope.operators.append(OperatorSite(node, self.scope, tuple(self.guards), tuple(self.withs),
+                                                 self._next(), key))
 
     def call(self, node: ast.Call, use: tuple[str, tuple[str, ...]]) -> None:
         last, inner_args = self._chain_of(node)

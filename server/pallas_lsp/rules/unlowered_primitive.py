@@ -13,6 +13,7 @@ from functools import lru_cache
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import Const
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report
+from ..analysis.scopes import OPERATOR_KEYS, SUBSCRIPT_KEY
 from ..lowering import MOSAIC_GPU_LANE, MOSAIC_GPU_WARPGROUP, TPU, TRITON, UNKNOWN, tables
 from .base import PythonRule
 
@@ -33,7 +34,7 @@ _ARRAY_METHODS = {"astype", "reshape", "T", "transpose", "sum", "max", "min", "m
 @lru_cache(maxsize=1)
 def _dispatch_keys() -> frozenset[str]:
     """Public functions by name, Array methods as ``.method`` (``x.at[i].set`` as ``.set``)."""
-    keys = set()
+    keys = {key for key in OPERATOR_KEYS if tables().knows(_operator_function(key))}
     for name in tables().function_names():
         if name.startswith(_FUNCTION_ROOTS):
             keys.add(name)
@@ -173,6 +174,107 @@ def _dtype_name(hit: Hit, node: ast.AST):
     return NOT_KNOWN
 
 
+def _operator_function(key: str) -> str:
+    """The tables' name of an operator: ``jax.Array.__getitem__`` for ``x[...]``, ``jax.Array.T``."""
+    return _ARRAY + ("__getitem__" if key == SUBSCRIPT_KEY else key[len("operator:."):])
+
+
+def _surely_array(hit: Hit, node: ast.AST, depth: int = 0, scope=None) -> bool:
+    """Whether ``node`` is surely an array value, not a Ref, a tuple or a list: indexing or
+    transposing it then traces jnp's own operations. Stricter than :func:`_value_kind`:
+    ``refs[0]`` may be a Ref and ``lax.top_k(x, k)[1]`` an element of a tuple, so only a Ref
+    read with ``[...]`` (or a multi-dimensional index), arithmetic on arrays, array methods and
+    names bound to those count."""
+    scope = scope if scope is not None else hit.site.scope
+    if depth > 6:
+        return False
+    if isinstance(node, ast.Subscript):
+        index = node.slice
+        if isinstance(index, ast.Constant) and index.value is Ellipsis:
+            return isinstance(node.value, ast.Name) or _surely_array(hit, node.value, depth + 1, scope)
+        if isinstance(index, ast.Tuple) and len(index.elts) > 1 and isinstance(node.value, ast.Name):
+            return True  # (a tuple or list cannot take a multi-dimensional index: a Ref or array read)
+        return _surely_array(hit, node.value, depth + 1, scope)
+    if isinstance(node, ast.BinOp):
+        return _surely_array(hit, node.left, depth + 1, scope) or _surely_array(hit, node.right, depth + 1, scope)
+    if isinstance(node, ast.UnaryOp):
+        return _surely_array(hit, node.operand, depth + 1, scope)
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+        return _surely_array(hit, node.value, depth + 1, scope)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in ("astype", "reshape", "transpose", "squeeze", "ravel", "flatten"):
+        return _surely_array(hit, node.func.value, depth + 1, scope)
+    if isinstance(node, ast.Name):
+        order = hit.ev.order_of(hit.site) if scope is hit.site.scope else None
+        b = hit.ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is scope:
+            return _surely_array(hit, b.node, depth + 1, scope)
+        if b is not None and b.kind == "param" and b.scope is scope:
+            passed = _passed_on_the_path(hit, scope, node.id)
+            if passed is not None:
+                return _surely_array(hit, passed[0], depth + 1, passed[1])
+    return False
+
+
+def _index_kind(hit: Hit, node: ast.expr) -> tuple[str | None, bool]:
+    """The tables' ``index`` fact of one entry of an index (``None`` when the analysis cannot
+    tell it, "full" for ``:``), and whether it surely slices: jnp skips ``lax.slice`` when the
+    static slice is the whole array (``is_trivial_slice``), which ``x[:64]`` or ``x[0]`` may be
+    (a dimension of 64, or of 1); ``x[1:]``, ``x[:-1]``, ``x[::2]`` and ``x[3]`` are not."""
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return "ellipsis", False
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "newaxis", False
+    if isinstance(node, ast.Slice):
+        bounds = []
+        for part in (node.lower, node.upper, node.step):
+            v = None if part is None else hit.literal(part)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+                return None, False  # (a bound the analysis cannot tell, or a traced one)
+            bounds.append(v)
+        lower, upper, step = bounds
+        if step in (None, 1):
+            if lower in (None, 0) and upper is None:
+                return "full", False
+            return "static_slice", lower not in (None, 0) or (upper is not None and upper <= 0)
+        if step == -1 and lower is None and upper is None:
+            return "reverse_slice", False
+        return "strided_slice", True
+    v = hit.literal(node)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return "static_int", v not in (0, -1)
+    return None, False
+
+
+def _operator_emits(hit: Hit) -> frozenset[str] | None:
+    """What ``x.T`` or ``x[...]`` on an array surely emits (None when it cannot be told)."""
+    node = hit.site.node
+    if not _surely_array(hit, node.value):
+        return None
+    t = tables()
+    function = _operator_function(hit.api)
+    if isinstance(node, ast.Attribute):
+        emitted = t.emitted(function, {"arg_dtype": "float32"})
+        return emitted.always if emitted is not None and emitted.exact else None
+    entries = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    prims: set[str] = set()
+    slices = False
+    for entry in entries:
+        kind, surely = _index_kind(hit, entry)
+        if kind is None:
+            return None
+        if kind == "full":
+            continue
+        emitted = t.emitted(function, {"index": kind, "arg_dtype": "float32"})
+        if emitted is None or not emitted.exact:
+            return None
+        prims |= emitted.always
+        slices |= surely
+    if not slices:
+        prims.discard("slice")  # (the slice may be the whole array: jnp then emits none)
+    return frozenset(prims)
+
+
 def _receiver_is_array(hit: Hit) -> bool:
     """For a method call: the value it is called on is surely an array (``x.cumsum()`` with
     ``x = x_ref[...]``), not a Ref (``o_ref.at[i].set(v)`` on a Ref is a store)."""
@@ -185,6 +287,39 @@ def _receiver_is_array(hit: Hit) -> bool:
     return _value_kind(hit, base) is ARRAY
 
 
+def _call_emits(hit: Hit) -> frozenset[str] | None:
+    """What a call surely emits (None when it cannot be told)."""
+    function = _function(hit)
+    if function is None or (hit.api.startswith(".") and not _receiver_is_array(hit)):
+        return None
+    got = _facts(hit)
+    if got is None:
+        return None
+    facts, positional = got
+    if not hit.api.startswith(".") and positional \
+            and all(v is not UNKNOWN and not isinstance(v, _Array) for v in positional):
+        return None  # (Python constants only: jnp.array(42) is a constant, no primitive is traced)
+    t = tables()
+    # Keywords the tables never traced a variant on did not change what was traced: left out
+    # (an untraced value of a keyword that does matter still makes the answer inexact).
+    matters = t.fact_names(function)
+    facts = {k: v for k, v in facts.items() if k in matters}
+    params = t.parameters(function)
+    positional = [v if i < len(params) and params[i] in matters else UNKNOWN for i, v in enumerate(positional)]
+    emitted = t.emitted(function, facts, positional)
+    if emitted is None or not emitted.exact:
+        return None  # (the call passes something the tables never traced: not claimed)
+    if _depends_on_unknown(t, function, facts, positional):
+        return None
+    if emitted.always != emitted.sometimes and "arg_dtype" not in facts:
+        # What it emits depends on the dtype, which the analysis does not follow: kernels
+        # compute in floating point (jnp.floor of an int array emits nothing), so float32.
+        as_float = t.emitted(function, {**facts, "arg_dtype": "float32"}, positional)
+        if as_float is not None and as_float.exact:
+            emitted = as_float
+    return emitted.always
+
+
 class PrimitiveNotLowered(PythonRule):
     """A compiled kernel calls an operation its backend cannot lower.
 
@@ -193,7 +328,8 @@ class PrimitiveNotLowered(PythonRule):
     primitive fails when it is compiled: `NotImplementedError: Unimplemented primitive in
     Pallas TPU lowering for tc: cumsum` and the like. What a call emits is not its name:
     `jnp.argsort` emits `sort`, `jax.nn.gelu(approximate=False)` emits `erfc`,
-    `x.at[i].set(v)` emits `scatter`. Both sides come from tables generated from the pinned
+    `x.at[i].set(v)` emits `scatter`, and operators count too (`x.T` emits `transpose`,
+    `x[::-1]` `rev`, `x[1:]` `slice`). Both sides come from tables generated from the pinned
     jax; a rule that exists can still reject parameters, shapes or layouts, which this rule
     does not claim. With no evidence of the backend (and no `backends` setting) only
     operations no Pallas backend lowers are reported, as warnings.
@@ -210,36 +346,12 @@ class PrimitiveNotLowered(PythonRule):
         self.apis = _dispatch_keys()  # (from the tables: read when the rule set is made)
 
     def check(self, hit: Hit) -> Report | None:
-        function = _function(hit)
-        if function is None or (hit.api.startswith(".") and not _receiver_is_array(hit)):
+        always = _operator_emits(hit) if hit.kind == "operator" else _call_emits(hit)
+        if always is None:
             return None
-        got = _facts(hit)
-        if got is None:
-            return None
-        facts, positional = got
-        if not hit.api.startswith(".") and positional \
-                and all(v is not UNKNOWN and not isinstance(v, _Array) for v in positional):
-            return None  # (Python constants only: jnp.array(42) is a constant, no primitive is traced)
         t = tables()
-        # Keywords the tables never traced a variant on did not change what was traced: left out
-        # (an untraced value of a keyword that does matter still makes the answer inexact).
-        matters = t.fact_names(function)
-        facts = {k: v for k, v in facts.items() if k in matters}
-        params = t.parameters(function)
-        positional = [v if i < len(params) and params[i] in matters else UNKNOWN for i, v in enumerate(positional)]
-        emitted = t.emitted(function, facts, positional)
-        if emitted is None or not emitted.exact:
-            return None  # (the call passes something the tables never traced: not claimed)
-        if _depends_on_unknown(t, function, facts, positional):
-            return None
-        if emitted.always != emitted.sometimes and "arg_dtype" not in facts:
-            # What it emits depends on the dtype, which the analysis does not follow: kernels
-            # compute in floating point (jnp.floor of an int array emits nothing), so float32.
-            as_float = t.emitted(function, {**facts, "arg_dtype": "float32"}, positional)
-            if as_float is not None and as_float.exact:
-                emitted = as_float
         backends = _backends(hit)
-        missing = {b: sorted(p for p in emitted.always if not t.lowers(b, p)) for b in backends}
+        missing = {b: sorted(p for p in always if not t.lowers(b, p)) for b in backends}
         if len(backends) > 1:  # backend unknown: only what none lowers
             common = sorted(set.intersection(*(set(v) for v in missing.values())))
             if not common:
@@ -251,7 +363,7 @@ class PrimitiveNotLowered(PythonRule):
             if not prims:
                 return None
         primitive = prims[0]
-        call = hit.code_of(hit.site.node.func)
+        call = hit.code_of(hit.site.node if hit.kind == "operator" else hit.site.node.func)
         where = BACKEND_WORDS[backend] if not warning else "any Pallas backend"
         error = ("NotImplementedError: " + t.backend(backend).error.format(primitive=primitive)
                  + ". Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.")
