@@ -57,6 +57,23 @@ class Launch:
         return self.anchor.line
 
 
+def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True) -> list[CallSite]:
+    """Where a built launch is applied to its operands: ``pl.pallas_call(...)(x)`` (``chained``)
+    and ``built(x)`` for each name it is bound to."""
+    out = [cs for cs in launch.site.scope.calls if cs.node.func is launch.site.node] \
+        if chained and launch.decorator is None else []
+    for name in launch.bound_names:
+        for cs in ev.calls_named(name):
+            if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and _applies(ev, cs, launch):
+                out.append(cs)
+    return out
+
+
+def _applies(ev: Evaluator, cs: CallSite, launch: Launch) -> bool:
+    """The call's callee surely is this built launch (another function of the same name is not)."""
+    return is_built_launch(ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch)
+
+
 class LaunchFinder:
     def __init__(self, index: ModuleIndex, ev: Evaluator, wrapper_memo: dict | None = None, change=None) -> None:
         self.index = index
@@ -670,16 +687,10 @@ class ContextResolver:
 
     def _applications(self, launch: Launch) -> list[CallSite]:
         """Where a built launch is applied: ``built(x)`` for each name it is bound to."""
-        out = []
-        for name in launch.bound_names:
-            for cs in self.ev.calls_named(name):
-                if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and self._applies(cs, launch):
-                    out.append(cs)
-        return out
+        return applied_at(self.ev, launch, chained=False)
 
     def _applies(self, cs: CallSite, launch: Launch) -> bool:
-        """The call's callee surely is this built launch (another function of the same name is not)."""
-        return is_built_launch(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)), launch)
+        return _applies(self.ev, cs, launch)
 
     def _escaping_calls(self, launch: Launch, covering: list[Setter], uncovered: list[CallSite]):
         """A call that reads the mode outside every setter while another call of the same

@@ -68,6 +68,12 @@ Additions for the wave-2 kinds (all optional):
   and ``anyLeaf`` above, and ``present`` meaning *surely not None* (it counted any value the
   analysis could not tell); a helper's parameter is read as the call that reaches it from the
   kernel passes it (``ping(sem, 0)`` for ``def ping(sem, core)``); the ``{api}`` placeholder.
+* ``"wholeArray": true | false`` on ``in_specs`` / ``out_specs`` (of the launch or of its grid
+  spec): true when every BlockSpec there surely covers its whole array (JAX's
+  ``has_trivial_window``: the block is the array's shape, known from the operands the launch is
+  applied to or from ``out_shape``, and the index map returns literal zeros; a missing
+  argument is whole arrays), false when one surely does not (the block differs from the
+  array's known shape; the witness is that BlockSpec, for ``underline.condition``).
 * ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
   index ``n`` on and every keyword argument's value, seen as one list
   (``pl.run_scoped(body, *types, **kw_types)``: ``{"rest": 1}``).
@@ -130,7 +136,7 @@ from typing import Any
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering",
          "cpu-host", "setter-missed")
 TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "dynamicEntry",
-         "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
+         "wholeArray", "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
 TRANSFORM_KINDS = ("differentiate", "reverse", "batch", "shard")
 # The transformation APIs a detection may name (analysis/transforms.py's TRANSFORM_APIS).
 TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.linearize", "jax.jacfwd",
@@ -315,6 +321,11 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
                 "dynamicEntry"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
+    elif test == "wholeArray":
+        if not isinstance(value, bool):
+            raise DetectionError(f"{where}.wholeArray", "must be true or false")
+        if arg.keyword not in ("in_specs", "out_specs"):
+            raise DetectionError(f"{where}.argument", "a `wholeArray` test is about `in_specs` or `out_specs`")
     elif test == "equals":
         if not _is_literal(value):
             raise DetectionError(f"{where}.equals", "must be a literal (string, number, boolean or null)")
@@ -529,9 +540,11 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
                 raise DetectionError(f"{uw}.condition", f"must be the index of a construct.where condition "
                                                         f"(0 to {len(where_) - 1})" if where_ else
                                      "construct.where has no conditions to point at")
-            if where_[ci].test not in ("api", "contains", "anyLeaf"):
+            if where_[ci].test not in ("api", "contains", "anyLeaf") and \
+                    not (where_[ci].test == "wholeArray" and where_[ci].value is False):
                 raise DetectionError(f"{uw}.condition", f"condition {ci} is a `{where_[ci].test}` test; only an "
-                                                        "`api`, `contains` or `anyLeaf` test finds a call to underline")
+                                                        "`api`, `contains`, `anyLeaf` or `\"wholeArray\": false` test "
+                                                        "finds a call to underline")
             underline_condition = ci
         if "argument" in u:
             underline = _argref(u["argument"], f"{uw}.argument")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterable
 
-from ..analysis import api
+from ..analysis import api, shapes
+from ..analysis.launches import applied_at
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
 from ..analysis.findings import Fix, TextEdit
@@ -212,6 +213,8 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         items += [(k.value, site.scope, o) for k in site.node.keywords if k.arg is not None]
         return _contained(hit, ev, TupleVal(tuple(items)), c)
     got = _argument(hit, site, c.argument, launch=launch)
+    if c.test == "wholeArray":
+        return _whole_array(hit, site, c, got)
     if c.test == "missing":
         if got is None:
             return None if any(k.arg is None for k in site.node.keywords) else _HELD  # (**kwargs may pass it)
@@ -355,6 +358,35 @@ def _expression(ev, node: ast.AST, scope, order):
             break
         node, scope = b.node, b.scope
     return node, scope
+
+
+def _whole_array(hit: Hit, site: CallSite, c: Condition, got):
+    """The ``wholeArray`` test on ``in_specs`` / ``out_specs`` of the launch or of its grid spec
+    (``site``): with true, every BlockSpec surely covers its array; with false, the first one
+    that surely does not (its call is the witness)."""
+    ev = hit.ev
+    launch = hit.launch
+    if got is None or ev.const(got[0], got[1], got[2]) is None:
+        return _HELD if c.value else None  # (no specs: whole arrays)
+    node, scope, order = got
+    v = ev.value(node, scope, order)
+    specs = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
+    if c.argument.keyword == "in_specs":
+        arrays = shapes.operand_shapes(ev, applied_at(ev, launch))
+        if arrays is not None and site is not launch.site:  # (a grid spec: its scalar-prefetch operands first)
+            prefetch = ev.kwarg(site, "num_scalar_prefetch") or (ev.posarg(site, 0) if not site.has_star else None)
+            n = ev.const(prefetch, site.scope, ev.order_of(site)) if prefetch is not None else 0
+            arrays = arrays[n:] if isinstance(n, int) and not isinstance(n, bool) else None
+    else:
+        out = hit.launch_option("out_shape")
+        arrays = shapes.struct_shapes(ev, ev.value(*out)) if out is not None else None
+    if arrays is not None and len(arrays) != len(specs):
+        arrays = None  # (pytrees of specs, or operands the analysis did not count: not matched)
+    verdicts = [shapes.block_covers(ev, spec, arrays[i] if arrays is not None else None)
+                for i, spec in enumerate(specs)]
+    if c.value:
+        return _HELD if all(x is True for x in verdicts) else None
+    return next((spec for spec, x in zip(specs, verdicts) if x is False and isinstance(spec, CallVal)), None)
 
 
 def _moving_index_map(ev, v) -> bool:

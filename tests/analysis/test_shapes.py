@@ -1,0 +1,99 @@
+"""Array shapes the code spells out (analysis/shapes.py): what the BlockSpec tests of the GPU
+interpreter's kinds compare blocks with. A shape the code does not say is None, never a guess."""
+from __future__ import annotations
+
+import pytest
+
+from pallas_lsp.analysis import shapes
+from pallas_lsp.analysis.evaluate import Evaluator
+from pallas_lsp.analysis.module import ModuleIndex
+
+HEAD = """import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+R, C = 16, 128
+"""
+
+
+def probe(body: str, expr: str):
+    text = HEAD + body + f"\nprobe = {expr}\n"
+    index = ModuleIndex(text, "/tmp/shapes.py")
+    ev = Evaluator(index)
+    (b,) = index.scope.bindings["probe"]
+    return shapes.array_shape(ev, b.node, b.scope, ev.order_of(b))
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("jnp.ones((8, 128), jnp.float32)", (8, 128)),
+    ("jnp.zeros((R // 2, C))", (8, 128)),
+    ("jnp.full((4,), 2.0)", (4,)),
+    ("jax.ShapeDtypeStruct((R, C), jnp.bfloat16)", (16, 128)),
+    ("jnp.arange(8)", (8,)),
+    ("jnp.ones((R, C)).astype(jnp.int32) * 2", (16, 128)),
+    ("jnp.ones((R * C,)).reshape(R, C)", (16, 128)),
+    ("jnp.zeros_like(jnp.ones((2, 3)))", (2, 3)),
+    ("jax.random.normal(jax.random.key(0), (R, 4))", (16, 4)),
+    ("jax.ShapeDtypeStruct(jnp.ones((3, 5)).shape, jnp.float32)", (3, 5)),
+], ids=["ones", "arithmetic-dims", "full", "struct", "arange", "astype-times", "reshape", "like", "random",
+        "shape-of"])
+def test_shapes_the_code_spells_out(expr, want):
+    assert probe("", expr) == want
+
+
+@pytest.mark.parametrize("expr", [
+    "jnp.ones(shape)",  # a shape the module computes at run time
+    "jnp.ones((R, C)) + jnp.ones((C,))",  # broadcasting is not followed
+    "load()",
+    "jnp.concatenate([a, b])",
+], ids=["unknown-shape", "broadcast", "unknown-call", "not-followed"])
+def test_what_the_code_does_not_say_is_none(expr):
+    assert probe("shape = tuple(input())\n", expr) is None
+
+
+def test_a_parameter_has_the_shape_every_caller_passes():
+    text = HEAD + """
+def step(x):
+    return x
+
+
+def main():
+    a = jnp.ones((R, C))
+    step(a)
+    step(jnp.zeros((16, 128)))
+
+
+def other(y):
+    return y
+
+
+other(jnp.ones((1,)))
+other(jnp.ones((2,)))
+"""
+    index = ModuleIndex(text, "/tmp/shapes.py")
+    ev = Evaluator(index)
+    step, other = (ev.binding_value(index.scope.bindings[name][-1]).scope for name in ("step", "other"))
+    assert shapes.param_shape(ev, step, "x") == (16, 128)
+    assert shapes.param_shape(ev, other, "y") is None  # (two callers, two shapes)
+
+
+def block_spec_verdict(spec: str, shape):
+    text = HEAD + f"\nspec = {spec}\n"
+    index = ModuleIndex(text, "/tmp/shapes.py")
+    ev = Evaluator(index)
+    (b,) = index.scope.bindings["spec"]
+    return shapes.block_covers(ev, ev.value(b.node, b.scope, ev.order_of(b)), shape)
+
+
+@pytest.mark.parametrize("spec, shape, want", [
+    ("pl.BlockSpec((R, C), lambda i: (0, 0))", (16, 128), True),
+    ("pl.BlockSpec((R, C))", (16, 128), True),  # the default index map returns zeros
+    ("pl.BlockSpec(memory_space=pl.ANY)", None, True),  # no block shape: the whole array
+    ("pl.BlockSpec((R // 2, C), lambda i: (0, 0))", (16, 128), False),
+    ("pl.BlockSpec((R, C), lambda i: (i, 0))", (16, 128), False),  # the window moves
+    ("pl.BlockSpec((R, C), lambda i: (0, 0))", None, None),  # the array's shape is not known
+    ("pl.BlockSpec((None, C), lambda i: (0, 0))", (1, 128), True),  # a squeezed dimension has size 1
+    ("pl.BlockSpec((R, C), lambda i: (z, 0))", (16, 128), None),  # z: not known to be 0
+], ids=["whole", "default-map", "no-block", "half", "moving", "unknown-array", "squeezed", "unknown-index"])
+def test_block_covers_is_has_trivial_window(spec, shape, want):
+    assert block_spec_verdict(spec, shape) is want
