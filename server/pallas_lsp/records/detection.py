@@ -34,7 +34,7 @@ worked example)::
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
-      # those transformations reach
+      # those transformations reach; "onUnderlined": true edits the call underline.condition found
       "also": [{"code": ..., "name": ..., <any field above but "also">}, ...]   # more constructs
     }
 
@@ -202,6 +202,9 @@ class FixSpec:
     # Offered only for a launch these transformations (kinds or APIs) reach: TPU interpret
     # params run a remote signal under jax.shard_map, not outside it.
     when_transformed_by: tuple[str, ...] = ()
+    # The edit is on the call the underline condition found (a keyword of ``plgpu.ClusterBarrier(...)``
+    # in a run_scoped's arguments), not on the construct's call.
+    on_underlined: bool = False
 
 
 @dataclass(frozen=True)
@@ -382,7 +385,8 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(w, "must be an object")
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
-        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "whenTransformedBy", "when"}
+        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "whenTransformedBy", "when",
+                                           "onUnderlined"}
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -393,7 +397,11 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         unless = _transforms(f["unlessTransformedBy"], f"{w}.unlessTransformedBy") if "unlessTransformedBy" in f else ()
         when = _conditions(f["when"], f"{w}.when") if "when" in f else ()
         when_by = _transforms(f["whenTransformedBy"], f"{w}.whenTransformedBy") if "whenTransformedBy" in f else ()
-        common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by)
+        on_underlined = f.get("onUnderlined", False)
+        if not isinstance(on_underlined, bool) or (on_underlined and ops[0] not in ("setKeyword", "removeKeyword")):
+            raise DetectionError(f"{w}.onUnderlined", "must be true or false, with setKeyword or removeKeyword")
+        common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by,
+                      on_underlined=on_underlined)
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":
@@ -550,9 +558,10 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
             underline = _argref(u["argument"], f"{uw}.argument")
     fixes = _fixes(obj.get("fixes"), f"{where}.fixes")
     for i, f in enumerate(fixes):
-        if f.op == "replaceCallee" and underline_condition is None:
-            raise DetectionError(f"{where}.fixes[{i}].replaceCallee",
-                                 "needs `underline.condition`: the call it replaces is the one that condition finds")
+        if (f.op == "replaceCallee" or f.on_underlined) and underline_condition is None:
+            field_name = "replaceCallee" if f.op == "replaceCallee" else "onUnderlined"
+            raise DetectionError(f"{where}.fixes[{i}].{field_name}",
+                                 "needs `underline.condition`: the call it edits is the one that condition finds")
     return Detection(
         code=code, name=name, construct=kind, apis=apis, modes=tuple(modes), summary=summary, label=label,
         where=where_, launched_by=launched_by, unless_params=unless_params, underline=underline,

@@ -149,7 +149,8 @@ class DataRule(Rule):
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         out = []
-        underlined = self._underlined_call(hit) if any(f.op == "replaceCallee" for f in self.detection.fixes) else None
+        underlined = self._underlined_call(hit) \
+            if any(f.op == "replaceCallee" or f.on_underlined for f in self.detection.fixes) else None
         for spec in self.detection.fixes:
             if not self._offered(spec, hit):
                 continue
@@ -568,6 +569,10 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         return None
     value, imports = value_in_module(index, spec.value)
     site = hit.site
+    if spec.on_underlined:
+        if underlined is None or index.path_of(underlined.site.scope) != index.path:
+            return None
+        site = underlined.site
     if spec.op == "setLaunchKeyword":
         site = hit.launch.site
         if hit.ev.index.path_of(site.scope) != index.path:

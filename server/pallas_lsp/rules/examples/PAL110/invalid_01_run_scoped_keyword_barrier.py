@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A leader-tracked cluster barrier given to run_scoped as a keyword type, GPU interpret params.
 # raises: NotImplementedError: Cluster barriers with `leader_tracked` are not yet supported
+# fix: Track arrivals in every block (drop leader_tracked=True)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

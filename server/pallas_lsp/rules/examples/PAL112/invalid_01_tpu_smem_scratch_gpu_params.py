@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A TPU kernel with pltpu.SMEM scratch launched under GPU interpret params.
 # raises: KeyError: SMEM
+# fix: Allocate it in Mosaic GPU shared memory (plgpu.SMEM)
 # fix: Interpret it as a TPU kernel (interpret=pltpu.InterpretParams())
 import jax
 import jax.numpy as jnp
