@@ -577,8 +577,9 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         site = hit.launch.site
         if hit.ev.index.path_of(site.scope) != index.path:
             return None  # (the launch is in another module: an edit carries no path)
-    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" \
-            and site is hit.launch.site and not hit.context.from_launch_keyword:
+    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" and site is hit.launch.site \
+            and not hit.context.from_launch_keyword \
+            and (hit.context.forced or hit.launch_option("interpret") is not None):
         return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
     if spec.op in ("setKeyword", "setLaunchKeyword"):
         edit = add_kwarg(index, site.node, site.scope, spec.name, value)
