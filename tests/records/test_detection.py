@@ -120,6 +120,8 @@ BAD = [
      "record.record.detection.fixes[0].onUnderlined", "needs `underline.condition`"),
     (_with(fixes=[{"title": "t", "replaceCallee": "x.y", "onUnderlined": True}]),
      "record.record.detection.fixes[0].onUnderlined", "with setKeyword or removeKeyword"),
+    (_with(fixes=[{"title": "t", "setCompilerParam": {"name": "lowering_semantics", "value": "x"}}]),
+     "record.record.detection.fixes[0].setCompilerParam", "`name`, `value` and `params`"),
     (_with(also={"code": "PAL191"}), "record.record.detection.also", "list of 1 to 8"),
     (_with(also=[]), "record.record.detection.also", "list of 1 to 8"),
     (_with(also=["PAL191"]), "record.record.detection.also[0]", "expected an object"),

@@ -30,7 +30,8 @@ worked example)::
                  | "setLaunchKeyword": {"name": "...", "value": "<code>"}  # on the launch's call
                  | "removeKeyword": "<name>"
                  | "replaceCallee": "<code>"          # what the call underline.condition found calls
-                 | "setInterpretParam": {"name": "...", "value": "<code>"}}],
+                 | "setInterpretParam": {"name": "...", "value": "<code>"}
+                 | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -151,8 +152,10 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # call construct, the pallas_call or kernel call itself); replaceCallee: what the underlined
 # call calls (`plgpu.SMEM(...)` -> `pltpu.VMEM(...)`); setInterpretParam: a field of the
 # interpret params. Values may name modules as `{jax.experimental.pallas.tpu}`: the edit uses
-# the module's own name for it (and imports it where it is not imported).
-FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "replaceCallee")
+# the module's own name for it (and imports it where it is not imported). setCompilerParam: a
+# field of the launch's compiler params call, or (no params given) `compiler_params=<params>(...)`.
+FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
+           "replaceCallee")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
 _API_RE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -205,6 +208,7 @@ class FixSpec:
     # The edit is on the call the underline condition found (a keyword of ``plgpu.ClusterBarrier(...)``
     # in a run_scoped's arguments), not on the construct's call.
     on_underlined: bool = False
+    params: str = ""  # setCompilerParam: the params class to build when the launch has none
 
 
 @dataclass(frozen=True)
@@ -411,6 +415,14 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             continue
         if op == "replaceCallee":
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), **common))
+            continue
+        if op == "setCompilerParam":
+            if not isinstance(body, dict) or set(body) != {"name", "value", "params"}:
+                raise DetectionError(f"{w}.{op}", "must be an object with `name`, `value` and `params`")
+            if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
+                raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
+            out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"),
+                               params=_fix_value(body["params"], f"{w}.{op}.params"), **common))
             continue
         if not isinstance(body, dict) or set(body) != {"name", "value"}:
             raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")

@@ -585,6 +585,12 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         edit = add_kwarg(index, site.node, site.scope, spec.name, value)
     elif spec.op == "removeKeyword":
         edit = remove_kwarg(index, site.node, site.scope, spec.name)
+    elif spec.op == "setCompilerParam":
+        edit = _compiler_param_edit(hit, spec, value)
+        if edit is None:
+            return None
+        edit, more = edit
+        imports = imports + tuple(e for e in more if e not in imports)
     elif spec.op == "replaceCallee":
         if underlined is None or index.path_of(underlined.site.scope) != index.path:
             return None
@@ -597,6 +603,24 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
     if edit is None:
         return None
     return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
+
+
+def _compiler_param_edit(hit: Hit, spec: FixSpec, value: str):
+    """(edit, import edits) setting ``spec.name`` in the launch's compiler params: on the
+    params call written in this module, or, with no params given, ``compiler_params=`` built
+    from ``spec.params`` at the launch. None where the params come from elsewhere."""
+    index, ev = hit.index, hit.ev
+    opt = hit.launch_option("compiler_params")
+    if opt is None:
+        site = hit.launch.site
+        if ev.index.path_of(site.scope) != index.path:
+            return None
+        params, more = value_in_module(index, spec.params)
+        return add_kwarg(index, site.node, site.scope, "compiler_params", f"{params}({spec.name}={value})"), more
+    v = ev.value(*opt)
+    if not isinstance(v, CallVal) or index.path_of(v.site.scope) != index.path:
+        return None
+    return add_kwarg(index, v.site.node, v.site.scope, spec.name, value), ()
 
 
 def _sections(d: Detection) -> tuple[Detection, ...]:

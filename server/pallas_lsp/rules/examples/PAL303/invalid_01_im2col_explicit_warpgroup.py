@@ -2,6 +2,7 @@
 # note: An im2col copy with Warpgroup semantics spelled out in the compiler params, lowered for CUDA.
 # raises: NotImplementedError: im2col copies are not supported under Warpgroup lowering semantics
 # oracle: lower-cuda
+# fix: Lower it with Lane semantics (plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane))
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
