@@ -85,3 +85,28 @@ def test_statements_kept_across_line_edits_equal_a_full_split():
 def _as_class(text: str) -> str:
     body = "".join("    " + line if line.strip() else line for line in text.splitlines(keepends=True))
     return "class Test(Base):\n" + body
+
+
+def test_an_unclosed_bracket_and_its_fix_keep_the_statements_after_the_recovery():
+    """Typing ``bad = (1.0 +`` in a kernel breaks the text up to the next top-level ``def``,
+    where the scanner recovers; the statements after it are the old ones (moved, not split
+    again), both when the bracket is opened and when it is closed, and the result equals a
+    full split each time."""
+    unit = "def kernel_{i}(x_ref, o_ref):\n    y = x_ref[...]\n    o_ref[...] = y * 2.0\n\n\n"
+    text = "import jax\n\n\n" + "".join(unit.format(i=i) for i in range(40))
+    key = "unclosed-bracket-doc"
+    blocks.split_blocks(text, key)
+    lines = text.splitlines(keepends=True)
+    at = 3 + 5 * 10 + 1  # inside kernel_10
+    versions = [lines[:at] + ["    bad = (1.0 +\n"] + lines[at:], lines[:at] + ["    bad = (1.0 + 2.0)\n"] + lines[at:]]
+    before = blocks._SPLITS[key]
+    for version in versions:
+        new = "".join(version)
+        inc = blocks.split_blocks(new, key)
+        full = blocks.split_blocks(new)
+        assert [(b.start_line, b.end_line, b.text, b.broken) for b in inc] == \
+               [(b.start_line, b.end_line, b.text, b.broken) for b in full]
+        after = blocks._SPLITS[key]
+        # The last 20 kernels' blocks are the previous split's, moved by the inserted line.
+        assert all(a is b or (a.text is b.text) for a, b in zip(after.statements[-20][:1], before.statements[-20][:1]))
+        before = after

@@ -337,9 +337,10 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
         q = _common_suffix(old, text, min(len(old), len(text)) - p)
         if p == len(old) == len(text):
             result = (old_logical, old_recovered)
-        elif old_recovered:
-            result = None  # broken text: recovery depends on what follows; scan it all
         else:
+            # (Broken text, old or new, is no reason to scan it all: the scanner recovers only at
+            # a line that must start a statement, in a clean state, so once it is back at an old
+            # logical start in the unchanged tail it goes on exactly as the old scan did.)
             import bisect
 
             first_changed = bisect.bisect_right(starts, p) - 1
@@ -359,21 +360,21 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
                 if off < suffix_start or off == 0:
                     return False
                 old_line = bisect.bisect_left(old_starts, off + delta_chars)
+                # (Not at a line the old scan recovered at: that recovery may or may not hold
+                # now, an unclosed bracket before it may be gone; the scan goes on past it.)
                 return old_line < len(old_starts) and old_starts[old_line] == off + delta_chars \
-                    and old_line in old_index
+                    and old_line in old_index and old_line not in old_recovered
 
             head = old_logical[:i] if i >= 0 else []
             head_rec = {r for r in old_recovered if r < restart}
             mid, mid_rec, stopped = _logical_lines(text, starts, restart, sync)
-            if mid_rec:
-                result = None  # the edit broke something: scan it all
-            elif stopped is None:
+            if stopped is None:
                 result = (head + mid, head_rec | mid_rec)
             else:
                 old_line = bisect.bisect_left(old_starts, starts[stopped] + delta_chars)
                 shift = stopped - old_line
                 tail = [o + shift for o in old_logical[old_index[old_line]:]]
-                tail_rec = {r + shift for r in old_recovered if r > old_line}  # (the sync line itself is clean here)
+                tail_rec = {r + shift for r in old_recovered if r > old_line}
                 result = (head + mid + tail, head_rec | mid_rec | tail_rec)
     if result is None:
         logical, recovered, _ = _logical_lines(text, starts)
@@ -425,7 +426,7 @@ class _Split:
     top: list[int]  # first line (0-based) of each top-level statement
     statements: list[list[Block]]  # the blocks of each statement
     lead: list[Block]  # comments and blank lines before the first statement
-    broken: bool = False  # the scanner recovered somewhere: the next version is split in full
+    broken: bool = False  # the scanner recovered somewhere (its members are not re-split in place)
 
 
 _SPLITS: dict[str, _Split] = {}
@@ -460,13 +461,18 @@ def _resplit(prev: _Split, text: str, key: str) -> _Split | None:
     q = _common_suffix(old, text, min(len(old), len(text)) - p)
     starts = patched_starts(prev.starts, text, p, len(old) - q, len(text) - q - p)
     logical, recovered = logical_lines(text, starts, key)
-    if recovered or prev.broken or not prev.top:
-        return None  # broken text, or too little to keep: split it all
+    if not prev.top:
+        return None  # too little to keep: split it all
     # Restart at the last statement whose first line ends before the edit: everything before
     # it is the same text, and the grouping state there is "a new statement starts".
     i = bisect.bisect_right(prev.top, bisect.bisect_right(prev.starts, p) - 1) - 1
     while i >= 0 and (prev.top[i] + 1 >= len(prev.starts) or prev.starts[prev.top[i] + 1] > p):
         i -= 1
+    # A statement before the edit that the old scan had to recover in (an unterminated string)
+    # may end differently now that what follows changed: group again from it.
+    first_broken = next((k for k in range(i + 1) if any(b.broken for b in prev.statements[k])), None)
+    if first_broken is not None:
+        i = first_broken
     delta_chars = len(text) - len(old)
     suffix_start = len(text) - q
     old_top_index = {line: j for j, line in enumerate(prev.top)}
@@ -483,7 +489,9 @@ def _resplit(prev: _Split, text: str, key: str) -> _Split | None:
 
     if i < 0:  # the edit is in or before the first statement: group from the start
         return _split_from(text, starts, logical, recovered, 0, [], [], (prev, resume))
-    inside = _resplit_members(prev, text, starts, logical, recovered, p, i, resume, delta_chars, suffix_start)
+    # (Members of a class are re-split in place only in text that is not broken.)
+    inside = None if recovered or prev.broken else \
+        _resplit_members(prev, text, starts, logical, recovered, p, i, resume, delta_chars, suffix_start)
     if inside is not None:
         return inside
     return _split_from(text, starts, logical, recovered, prev.top[i], prev.top[:i], prev.statements[:i],
@@ -606,9 +614,19 @@ def _split_from(text: str, starts: list[int], logical: list[int], recovered: set
     if resumed is not None:
         prev, j = tail[0], resumed[1]
         shift = resumed[0] - prev.top[j]
+        marks = sorted(recovered)
         for k in range(j, len(prev.top)):
-            top.append(prev.top[k] + shift)
-            statements.append([_moved(b, shift) for b in prev.statements[k]])
+            first_line = prev.top[k] + shift
+            last_line = (prev.top[k + 1] + shift if k + 1 < len(prev.top) else n) - 1
+            blocks = [_moved(b, shift) for b in prev.statements[k]]
+            # A recovery the edit moved to (or away from) this statement's first line changes
+            # whether it is broken, and so how it splits: split it again then.
+            at = bisect.bisect_left(marks, first_line)
+            broken = at < len(marks) and marks[at] <= last_line
+            if broken != any(b.broken for b in blocks):
+                blocks = _split_statement(lines, first_line, last_line, logical, broken)
+            top.append(first_line)
+            statements.append(blocks)
     return _Split(text, starts, top, statements, lead, bool(recovered))
 
 
