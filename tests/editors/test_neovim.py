@@ -102,3 +102,37 @@ def test_neovim_code_lens_click_goes_to_what_decides_the_mode(tmp_path):
     assert lines[row - 1].strip() == "interpret=True," and res["line_text"] == lines[row - 1]
     assert col == lines[row - 1].index("interpret") or col == lines[row - 1].index("True")
     assert res["file"] == str(target)
+
+
+def test_neovim_shows_interpret_readiness_and_debugs_on_cpu(tmp_path):
+    """The what-if lens on a compiled Mosaic GPU launch names its blocker, and Neovim applies
+    "Debug on CPU" like any code action: the launch is then interpreted with the params that
+    skip the blocker (the same rewrite runs clean under JAX in tests/oracle/test_what_if.py)."""
+    from tests.lsp.test_what_if import KERNEL, LAUNCH_LINE
+
+    work = tmp_path / "proj"
+    work.mkdir()
+    (work / ".git").mkdir()
+    target = work / "what_if_kernel.py"
+    target.write_text(KERNEL)
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        d = tmp_path / var.lower()
+        d.mkdir()
+        env[var] = str(d)
+    out = tmp_path / "out.json"
+    server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
+    proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
+                           str(HERE / "nvim_what_if.lua"), server, str(target), str(out), str(LAUNCH_LINE + 1)],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
+    assert out.exists(), proc.stderr[-3000:]
+    res = json.loads(out.read_text())
+    assert res["attached"] and res["lenses"], res
+    titles = {(t["line"], t["title"]) for t in res["titles"]}
+    assert (LAUNCH_LINE, "GPU interpret: 1 blocker (fence line 14)") in titles, titles
+    assert res.get("applied", "").startswith("Debug on CPU"), res["actions"]
+    text = target.read_text()
+    assert 'interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")' in text, text
+    # The launch is now interpreted, with no problem left: no what-if lens on it any more.
+    after = [t["title"] for t in res["titles_after"] if t["line"] == LAUNCH_LINE]
+    assert after == ["GPU interpret · kernel `body` · 0 problems"], res["titles_after"]
