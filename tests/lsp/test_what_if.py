@@ -7,33 +7,14 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.conftest import DATA
 from tests.lsp.conftest import SERVER, diagnostics, open_client, open_doc
 
 # A Mosaic GPU kernel (plgpu.kernel, compiled) calling an inline_mgpu function: under GPU
 # interpret params it would fail; with inline_mgpu="ignore" it runs (checked under JAX: the
-# oracle test of the same rewrite is tests/oracle/test_what_if.py).
-KERNEL = '''import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-@plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
-def fence(ctx, ref):
-    del ctx, ref
-
-
-def body(x_ref, o_ref):
-    o_ref[...] = x_ref[...] + 1.0
-    fence(o_ref)
-
-
-def run(x):
-    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
-
-
-READY = plgpu.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
-'''
+# oracle test of the same rewrite is tests/oracle/test_what_if.py). Real Neovim and real VS Code
+# open the same file (tests/editors, clients/vscode/test/e2e).
+KERNEL = (DATA / "what_if" / "what_if_kernel.py").read_text()
 LAUNCH_LINE = 17  # 0-based line of `return plgpu.kernel(...)`
 
 

@@ -30,6 +30,7 @@ const PALLAS_LSP_EXE = process.env.PALLAS_LSP_EXE || join(repo, ".venv", "bin", 
 const CACHE = resolve(root, process.env.E2E_CACHE || ".e2e-cache");
 const ARTIFACTS = join(root, "test-artifacts");
 const CORPUS = join(repo, "tests", "data", "corpus");
+const WHAT_IF_FILE = join(repo, "tests", "data", "what_if", "what_if_kernel.py"); // compiled launch on line 18
 
 const PAL003_FILE = "inline_mgpu_gpu_interpret_params.py"; // line 15 `fence(o_ref)` is PAL003
 const PAL001_FILE = "get_global_interpret_true_basic.py"; // line 9 `pl.get_global(...)` is PAL001
@@ -311,6 +312,7 @@ async function runVariant(variant, { bin, vsix }) {
   mkdirSync(join(userDataDir, "User"), { recursive: true });
   copyFileSync(join(CORPUS, PAL003_FILE), join(workspace, "kernel.py"));
   copyFileSync(join(CORPUS, PAL001_FILE), join(workspace, "other_kernel.py"));
+  copyFileSync(WHAT_IF_FILE, join(workspace, "what_if_kernel.py"));
   writeFileSync(join(workspace, "kernel_nb.ipynb"), notebookOf(readFileSync(join(CORPUS, PAL003_FILE), "utf8")));
 
   const settings = {
@@ -593,6 +595,42 @@ async function runVariant(variant, { bin, vsix }) {
       await wb.shot("fixed");
       return text.split("\n").find((l) => l.includes("inline_mgpu="));
     });
+
+    if (variant === "path") {
+      await step("the interpret-readiness lens names the blocker; Debug on CPU rewrites the launch", async () => {
+        await wb.openFile("what_if_kernel.py");
+        await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+        await wb.goto(18, 12);
+        const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: "GPU interpret: 1 blocker" }).first();
+        await until("the what-if lens on the compiled launch", async () => (await lens.count()) > 0, 30_000);
+        const lensText = (await lens.textContent()) ?? "";
+        if (!lensText.includes("fence line 14")) {
+          throw new Failure(`the lens does not name the blocker: ${lensText}`);
+        }
+        await wb.shot("what-if-lens");
+        await wb.goto(18, 12);
+        await wb.command("Refactor...");
+        await until("Debug on CPU in the refactor menu", async () => {
+          const t = await wb.quickFixTitles();
+          return t.some((x) => x.includes("Debug on CPU")) ? t : undefined;
+        }, 20_000);
+        await until("Debug on CPU selected", async () => {
+          const focused = (await page.locator(".action-widget .monaco-list-row.focused").first().getAttribute("aria-label").catch(() => "")) ?? "";
+          if (focused.includes("Debug on CPU")) {
+            return true;
+          }
+          await page.keyboard.press("ArrowDown");
+          return false;
+        }, 10_000, 150);
+        await page.keyboard.press("Enter");
+        const text = await until("the launch rewritten to GPU interpret mode", async () => {
+          const t = await wb.editorText();
+          return t.includes('interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")') ? t : undefined;
+        }, 15_000);
+        await wb.shot("debug-on-cpu");
+        return `${lensText} -> ${text.split("\n").find((l) => l.includes("InterpretGPUParams"))?.trim()}`;
+      });
+    }
 
     if (variant === "bundled") {
       const running = () => (channelLog(userDataDir).match(/Server running: pallas-lsp/g) ?? []).length;
