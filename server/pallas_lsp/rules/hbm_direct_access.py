@@ -4,19 +4,21 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis import api
+from ..analysis import api, shapes
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, PartialVal, TupleVal, Value
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import ensure_import
+from ..analysis.launches import applied_at
 from ..analysis.rule_api import Hit, Report
-from ..analysis.scopes import Scope, own_nodes
+from ..analysis.scopes import CallSite, Scope, own_nodes
 from .base import PythonRule
 
 # Memory spaces the TPU interpreter refuses direct loads and stores in.
 HBM_SPACES = {f"{api.PL}.ANY", f"{api.PLTPU}.ANY", f"{api.PLTPU}.HBM", f"{api.PLTPU}.MemorySpace.HBM",
               f"{api.PLTPU}.MemorySpace.ANY", f"{api.PL}.MemorySpace.ANY"}
 BLOCK_SPEC = f"{api.PL}.BlockSpec"
+STRUCT = "jax.ShapeDtypeStruct"
 GRID_SPECS = {f"{api.PL}.GridSpec", f"{api.PLTPU}.PrefetchScalarGridSpec"}
 TPU_MESHES = {f"{api.PLTPU}.create_tensorcore_mesh", f"{api.PLTPU}.TensorCoreMesh"}
 MESSAGE = ("ValueError: {prim}: Buffers with a memory space of HBM or ANY cannot be referenced directly. "
@@ -114,7 +116,7 @@ def _hbm_params(hit: Hit, kernel: Scope) -> dict[str, tuple[ast.expr, Scope] | N
             if not isinstance(v, TupleVal):
                 return {}
             n_scratch = len(v.items)
-        return dict.fromkeys(names[:len(names) - n_scratch])
+        return _kernel_operands_in_hbm(hit, names[:len(names) - n_scratch])
     # pl.pallas_call: [scalar prefetch] inputs outputs [scratch], by position.
     in_specs, out_specs, n_prefetch = options.get("in_specs"), options.get("out_specs"), 0
     grid_spec = options.get("grid_spec")
@@ -153,6 +155,41 @@ def _hbm_params(hit: Hit, kernel: Scope) -> dict[str, tuple[ast.expr, Scope] | N
         if _in_hbm(ev, spec) and k < len(names):
             out[names[k]] = _memory_space_written(ev, spec)
     return out
+
+
+def _kernel_operands_in_hbm(hit: Hit, names: list[str]) -> dict[str, None]:
+    """The parameters of a ``pl.kernel`` on a TPU mesh that are surely in HBM: outputs made from
+    ``jax.ShapeDtypeStruct``s (a ``pltpu.VMEM(...)`` output type is in VMEM), and inputs that are
+    arrays at every application (a Ref passed in keeps its own memory space:
+    ``jax.new_ref(x, memory_space=pltpu.VMEM)``); what the analysis cannot tell is left out."""
+    ev = hit.ev
+    opt = hit.launch.options.get("out_shape") or hit.launch.options.get("out_type")
+    outs: list = []
+    if opt is not None:
+        v = ev.value(*opt)
+        outs = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
+    n_in = len(names) - len(outs)
+    if n_in < 0:
+        return {}
+    out: dict[str, None] = {}
+    for name, spec in zip(names[n_in:], outs):
+        if isinstance(spec, CallVal) and ev.called_api(spec) == STRUCT:
+            out[name] = None
+    if n_in:
+        apps = applied_at(ev, hit.launch)
+        arrays = [all(_surely_array_operand(ev, cs, i) for cs in apps) for i in range(n_in)] if apps else []
+        for name, is_array in zip(names[:n_in], arrays):
+            if is_array:
+                out[name] = None
+    return out
+
+
+def _surely_array_operand(ev, cs: CallSite, i: int) -> bool:
+    """Whether the i-th operand at this application is surely an array (its shape is known:
+    ``jnp.ones((8, 128))``, a parameter every caller passes one), not a Ref."""
+    if cs.has_star or i >= len(cs.node.args):
+        return False
+    return shapes.array_shape(ev, cs.node.args[i], cs.scope, ev.order_of(cs)) is not None
 
 
 def _arg(ev, call: CallVal, keyword: str, position: int | None = None):
