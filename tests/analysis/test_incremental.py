@@ -409,3 +409,30 @@ def test_a_kept_launch_a_transformation_now_reaches_is_checked_again() -> None:
         got = incremental.analyse(text, path)
         assert _signature(got) == _signature(fresh.analyse(text, path))
         assert [(f.code, f.span.line) for f in got.findings] == [("PAL502", text.count("\n"))]
+
+
+def test_typing_in_one_method_of_a_test_class_recomputes_that_method_only(monkeypatch) -> None:
+    """A Pallas test class (``interpret=self.INTERPRET`` in each test): an edit in one test
+    recomputes that test's launch, not the class's other launches (each used to depend on every
+    block of the class, for its bases)."""
+    from pallas_lsp.analysis import launches as launches_mod
+
+    tests = "\n".join(
+        f"  def test_{i}(self):\n"
+        f"    def kernel(x_ref, o_ref):\n      o_ref[...] = x_ref[...] + {i}\n"
+        f"    pl.pallas_call(kernel, out_shape=X, interpret=self.INTERPRET)(X)\n"
+        for i in range(30))
+    text = ("import jax\nimport jax.experimental.pallas as pl\nfrom absl.testing import absltest\n\nX = None\n\n\n"
+            "class KernelTest(absltest.TestCase):\n  INTERPRET = False\n\n" + tests +
+            "\n\nclass KernelInterpretTest(KernelTest):\n  INTERPRET = True\n")
+    engine = default_engine(incremental=True)
+    engine.analyse(text, "/ws/suite.py")
+    calls = []
+    real = launches_mod.LaunchFinder.launch_of
+    monkeypatch.setattr(launches_mod.LaunchFinder, "launch_of",
+                        lambda self, item: calls.append(item) or real(self, item))
+    edited = text.replace("x_ref[...] + 7\n", "x_ref[...] + 7 * 2\n")
+    result = engine.analyse(edited, "/ws/suite.py")
+    assert len(result.launches) == 30
+    assert calls and all(c.scope.name == "test_7" for c in calls), {c.scope.name for c in calls}
+    assert _signature(result) == _signature(default_engine().analyse(edited, "/ws/suite.py"))

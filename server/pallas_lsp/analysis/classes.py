@@ -53,6 +53,8 @@ def bases_of(ref: ClassRef) -> list[ClassRef | None]:
         ref.ev.deps.bound.add(ref.name)
     out: list[ClassRef | None] = []
     for sc in info.scopes:
+        if getattr(sc.block, "kind", None) == "member":
+            continue  # (a member block is parsed under a stand-in `class _:`: no bases there)
         node = sc.node
         if ref.ev.deps is not None:
             ref.ev.deps.read(sc)
