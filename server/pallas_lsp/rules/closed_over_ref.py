@@ -45,7 +45,7 @@ def closed_over_refs(hit: Hit) -> list[ClosedRef]:
     seen: set[int] = set()
     for r in hit.view.reached:
         scope = r.scope
-        for name in _names_read(scope.node):
+        for name in _names_read_in(scope):
             b = ev.lookup(name.id, scope)
             if b is None or b.scope is None or id(b.scope) in inside:
                 continue  # (bound in the kernel, or not found)
@@ -85,6 +85,15 @@ def _traced(ev, scope: Scope | None, depth: int = 0) -> bool:
     if ev.is_jitted(scope)[0]:
         return True
     return any(inv.how == "jit" or _traced(ev, inv.site.scope, depth + 1) for inv in ev.callers_of(scope))
+
+
+def _names_read_in(scope: Scope) -> list[ast.Name]:
+    """:func:`_names_read` of a function scope, once per block parse: every launch of a kernel
+    asks it again (thousands of launches of one kernel in a file)."""
+    bp, node = scope.block, scope.node
+    if bp is None or not hasattr(bp, "fact"):
+        return _names_read(node)
+    return bp.fact(f"closed_over_ref.names_read:{id(node)}", lambda _bp: _names_read(node))
 
 
 def _names_read(fn: ast.AST) -> list[ast.Name]:
