@@ -33,6 +33,11 @@ if __name__ == "__main__":
     main()
 '''
 CASES = {
+    "default_device_a_local_cpu_device": '''
+def main():
+    jax.config.update("jax_default_device", jax.local_devices(backend="cpu")[0])
+    print(pl.pallas_call(inc_kernel, out_shape=X)(X)[0, :2])  # PAL510
+''',
     "platform_name_pinned_in_main": '''
 def main():
     jax.config.update("jax_platform_name", "cpu")
@@ -165,3 +170,17 @@ def main():
 def test_a_platform_list_pins_the_cpu_when_the_cpu_comes_first(value, pinned):
     assert pins_cpu(value) is pinned
 
+
+
+@pytest.mark.parametrize("device, cpu", [('jax.devices("cpu")[0]', True), ('jax.local_devices(backend="cpu")[1]', True),
+                                         ("jax.devices()[0]", False), ('jax.devices("tpu")[0]', False),
+                                         ("pick_device()", False)])
+def test_a_default_device_is_a_cpu_host_only_when_the_code_names_the_cpu(device, cpu):
+    text = HEAD + f"""
+jax.config.update("jax_default_device", {device})
+
+
+def main():
+    return pl.pallas_call(inc_kernel, out_shape=X)(X)
+"""
+    assert [f.code for f in analyse(text, "/tmp/hosts.py").findings] == (["PAL510"] if cpu else [])

@@ -682,7 +682,7 @@ class ContextResolver:
             return (Evidence(span, note),), span, True, "setter"
         if self.cpu_pins:
             pin = self.cpu_pins[0]
-            return (Evidence(pin.span, f"`{pin.note}`, which pins the CPU platform"),), None, False, "pinned"
+            return (Evidence(pin.span, pin.note),), None, False, "pinned"
         return None
 
     def _applications(self, launch: Launch) -> list[CallSite]:
