@@ -4,6 +4,8 @@ Pallas backend lowers.
 The tables are data generated from the pinned jax by ``scripts/gen_lowering_tables.py`` and shipped
 in ``pallas_lsp/records/lowering/`` (backends.json, functions.json, metadata.json); this module
 only reads them (no jax import). How they were made, and what they hold, is in metadata.json.
+alternatives.json, written by hand, says what a kernel can write instead of some operations; the
+oracle lowers each alternative, and the operation it replaces, for every backend it names.
 
 A function entry maps to primitives either directly or through variants, each traced under some
 *facts*: keyword values (``approximate``: False), the kind of a positional argument (``"array"``,
@@ -86,7 +88,8 @@ class Backend:
 class LoweringTables:
     """The three tables, loaded once (see :func:`tables`)."""
 
-    def __init__(self, backends: Mapping, functions: Mapping, metadata: Mapping) -> None:
+    def __init__(self, backends: Mapping, functions: Mapping, metadata: Mapping,
+                 alternatives: Mapping | None = None) -> None:
         self._backends = {
             name: Backend(name, frozenset(entry["primitives"]), entry.get("how", ""),
                           entry.get("error", ""))
@@ -94,6 +97,7 @@ class LoweringTables:
         }
         self._functions = dict(functions["functions"])
         self.metadata = dict(metadata)
+        self._instead = {a["primitive"]: a for a in (alternatives or {}).get("alternatives", ())}
 
     @property
     def jax_version(self) -> str:
@@ -115,6 +119,17 @@ class LoweringTables:
         """Does the backend's Pallas lowering register a rule for the primitive? (A rule can
         still reject parameters, shapes, dtypes or layouts.)"""
         return primitive in self._backends[backend].primitives
+
+    def alternatives(self) -> tuple[Mapping, ...]:
+        """The entries of alternatives.json."""
+        return tuple(self._instead.values())
+
+    def instead(self, primitive: str, backend: str) -> str | None:
+        """What a kernel can write instead of an operation emitting ``primitive``, where that
+        was lowered for ``backend`` (alternatives.json, each checked under the pinned jax by
+        tests/oracle/test_lowering_alternatives.py); None where none is known."""
+        entry = self._instead.get(primitive)
+        return entry["instead"] if entry is not None and backend in entry["backends"] else None
 
     def lowered_by_none(self, primitive: str, backends: Sequence[str] = (
             TPU, TRITON, MOSAIC_GPU_WARPGROUP, MOSAIC_GPU_LANE)) -> bool:
@@ -220,4 +235,5 @@ def _read(name: str) -> Any:
 @lru_cache(maxsize=1)
 def tables() -> LoweringTables:
     """The shipped tables, read once."""
-    return LoweringTables(_read("backends.json"), _read("functions.json"), _read("metadata.json"))
+    return LoweringTables(_read("backends.json"), _read("functions.json"), _read("metadata.json"),
+                          _read("alternatives.json"))

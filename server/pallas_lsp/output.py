@@ -101,6 +101,8 @@ def finding_json(path: str, f: Finding) -> dict:
         "related": _related_json(f, path),
         # A what-if (--assume-interpret): the mode the launch was assumed to run in.
         **({"assumed": f.extra["assumed"]} if f.extra.get("assumed") else {}),
+        # What the code can do instead (PAL401: an alternative the oracle lowered on that backend).
+        **({"instead": f.extra["instead"]} if f.extra.get("instead") else {}),
     }
 
 

@@ -79,6 +79,8 @@ def finding_hover(f: Finding, store: RecordStore, *, env_jax: str | None = None)
         paras = [p.strip().replace("\n    ", " ") for p in doc.strip().split("\n\n")]
         if len(paras) > 1:
             parts += ["**Why:** " + " ".join(p.replace("\n", " ") for p in paras[1:2]), ""]
+    if f.extra.get("instead"):
+        parts += [f"**Instead:** {prose(f.extra['instead'])}", ""]
     if rec is not None:  # record text is data (a workspace may supply it): no links or HTML from it
         if rec.documentation:
             parts += [f"**Record:** {prose(rec.documentation)}", ""]

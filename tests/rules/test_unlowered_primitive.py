@@ -145,3 +145,36 @@ def test_a_helper_parameter_is_what_the_kernel_passes(arg, flagged):
     text = HELPER.format(arg=arg)
     got = [(f.record, f.span.line) for f in analyse(text, "/tmp/k.py").findings if f.code == "PAL401"]
     assert got == ([("mgpu-lower-unimplemented-primitive", 8)] if flagged else [])
+
+
+def test_the_finding_says_what_the_backend_lowers_instead():
+    """An alternative from alternatives.json (lowered under JAX for that backend by
+    tests/oracle/test_lowering_alternatives.py) reaches the hover and the JSON output; a backend
+    the alternative was not lowered for gets none."""
+    from pallas_lsp.output import finding_json
+    from pallas_lsp.present import finding_hover
+    from pallas_lsp.records import default_store
+
+    op = "o_ref[...] = lax.dynamic_slice_in_dim(x, pl.program_id(0) * 8, 8, axis=0)"
+    text = HEAD.format(op=op, launch=TPU[0], platform=TPU[1])
+    (f,) = [f for f in analyse(text, "/tmp/k.py").findings if f.code == "PAL401"]
+    assert "x_ref[pl.ds(start, size)]" in f.extra["instead"]
+    assert "**Instead:** read the window from the Ref" in finding_hover(f, default_store())
+    assert "x_ref[pl.ds(start, size)]" in finding_json("/tmp/k.py", f)["instead"]
+    # jnp.cumsum on TPU: no alternative was lowered, none is offered.
+    text = HEAD.format(op="o_ref[...] = jnp.cumsum(x, axis=1)", launch=TPU[0], platform=TPU[1])
+    (f,) = [f for f in analyse(text, "/tmp/k.py").findings if f.code == "PAL401"]
+    assert "instead" not in f.extra and "**Instead:**" not in finding_hover(f, default_store())
+
+
+def test_every_alternative_is_for_a_primitive_its_backends_cannot_lower():
+    from pallas_lsp.lowering import tables
+
+    t = tables()
+    entries = t.alternatives()
+    assert entries
+    for entry in entries:
+        for backend in entry["backends"]:
+            assert backend in t.backend_names(), entry
+            assert not t.lowers(backend, entry["primitive"]), (entry["primitive"], backend)
+            assert t.instead(entry["primitive"], backend) == entry["instead"]

@@ -536,7 +536,8 @@ class Engine:
                 first.build_fixes if local and first.report.fixable else None, first.report.error,
                 tuple(c.context for c in group), kernel, first.launch.line, chain_names,
                 path=first.path, extra={"launch_paths": sorted({c.launch_path or "" for c in group}),
-                                        **({"assumed": assumed} if assumed else {})}))
+                                        **({"assumed": assumed} if assumed else {}),
+                                        **({"instead": first.report.instead} if first.report.instead else {})}))
         return out
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:

@@ -169,7 +169,8 @@ class Report:
     ``record`` is the slug of the record of the error JAX raises here, when one construct
     raises different errors in different contexts (default: the rule's record); ``warning``:
     the error depends on something the code does not say (such as the backend), so the
-    finding is a warning however certain the context is."""
+    finding is a warning however certain the context is; ``instead``: what the code can do
+    instead here, when it is known (shown in the hover)."""
 
     error: str  # "ErrorClass: message" as JAX raises it here
     headline: str
@@ -179,6 +180,7 @@ class Report:
     fixable: bool = True
     record: str | None = None
     warning: bool = False
+    instead: str = ""
 
 
 class Rule:

@@ -332,7 +332,10 @@ class PrimitiveNotLowered(PythonRule):
     `x[::-1]` `rev`, `x[1:]` `slice`). Both sides come from tables generated from the pinned
     jax; a rule that exists can still reject parameters, shapes or layouts, which this rule
     does not claim. With no evidence of the backend (and no `backends` setting) only
-    operations no Pallas backend lowers are reported, as warnings.
+    operations no Pallas backend lowers are reported, as warnings. Where a rewrite is known to
+    lower on that backend (read the window from the Ref instead of slicing the loaded array,
+    `jnp.sin(x) / jnp.cos(x)` for `tan` on Mosaic GPU), the hover says it; each was lowered
+    under the pinned jax.
     """
 
     code = "PAL401"
@@ -369,7 +372,8 @@ class PrimitiveNotLowered(PythonRule):
                  + ". Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.")
         return Report(error, f"`{call}` emits the primitive `{primitive}`, which {where} cannot lower "
                              f"(tables from jax {t.jax_version})",
-                      record=RECORD_OF[backend], warning=warning, fixable=False)
+                      record=RECORD_OF[backend], warning=warning, fixable=False,
+                      instead=(t.instead(primitive, backend) or "") if not warning else "")
 
 
 def _depends_on_unknown(t, function: str, facts: dict, positional: list) -> bool:
