@@ -178,3 +178,37 @@ def test_every_alternative_is_for_a_primitive_its_backends_cannot_lower():
             assert backend in t.backend_names(), entry
             assert not t.lowers(backend, entry["primitive"]), (entry["primitive"], backend)
             assert t.instead(entry["primitive"], backend) == entry["instead"]
+
+
+def test_a_slice_of_a_loaded_block_whose_shape_the_launch_says_is_not_the_whole_array():
+    """``x[:, :64]`` of a (32, 128) block slices (the Triton lowering has no rule for it); of a
+    (32, 64) block it is the whole array and jnp emits nothing. The operand's shape is followed
+    from ``pl.pallas_call(...)(*args)`` to ``jax.jit(f).trace(*IN)``."""
+    program = """import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+R, C = 32, WIDTH
+IN = [jax.ShapeDtypeStruct((R, C), jnp.float32)]
+OUT = jax.ShapeDtypeStruct((R, 64), jnp.float32)
+
+
+def kernel(x_ref, o_ref):
+    x = x_ref[...]
+    o_ref[...] = x[:, :64]
+
+
+def f(*args):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(1,))(*args)
+
+
+def lower():
+    return jax.jit(f).trace(*IN).lower(lowering_platforms=("cuda",))
+"""
+    got = [(f.record, f.span.line) for f in analyse(program.replace("WIDTH", "128"), "/tmp/k.py").findings
+           if f.code == "PAL401"]
+    assert got == [("triton-lower-unimplemented-primitive", 12)]
+    assert [f for f in analyse(program.replace("WIDTH", "64"), "/tmp/k.py").findings if f.code == "PAL401"] == []
+    # A shape the code does not say (an operand from elsewhere) is not a claim either way.
+    unknown = program.replace("jax.jit(f).trace(*IN)", "jax.jit(f).trace(*load())").replace("WIDTH", "128")
+    assert [f for f in analyse(unknown, "/tmp/k.py").findings if f.code == "PAL401"] == []

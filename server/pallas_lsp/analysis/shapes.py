@@ -118,11 +118,26 @@ def _name_shape(ev: Evaluator, name: str, scope: Scope, order: Order, depth: int
 
 def param_shape(ev: Evaluator, fn: Scope, name: str, depth: int = 0) -> Shape | None:
     """The shape every call of ``fn`` passes for parameter ``name`` (None when a call passes
-    something else, or when there is no call to tell)."""
+    something else, or when there is no call to tell). ``jax.jit(fn).trace(*IN)`` and
+    ``jax.jit(fn)(x)`` are calls of ``fn`` too."""
     if depth > _MAX_DEPTH:
         return None
     shapes = set()
+    positional = [p[0] for p in fn.params if p[2] in ("posonly", "normal")]
     for inv in ev.callers_of(fn):
+        if inv.how == "passed":
+            if name not in positional:
+                return None
+            at = positional.index(name)
+            lists = [_flat_args(ev, cs) for cs in _jit_applications(ev, inv.site)]
+            if not lists or any(a is None or at >= len(a) for a in lists):
+                return None
+            for args in lists:
+                shape = array_shape(ev, *args[at], depth + 1)  # type: ignore[index]
+                if shape is None:
+                    return None
+                shapes.add(shape)
+            continue
         bound = ev.bind_param(inv, name)
         if bound is None or bound.node is None or bound.scope is None or bound.default:
             return None
@@ -133,18 +148,89 @@ def param_shape(ev: Evaluator, fn: Scope, name: str, depth: int = 0) -> Shape | 
     return shapes.pop() if len(shapes) == 1 else None
 
 
+def _jit_applications(ev: Evaluator, site: CallSite) -> list[CallSite]:
+    """Where ``jax.jit(f)`` (the call at ``site``) is applied: ``jax.jit(f)(x)``,
+    ``jax.jit(f).trace(*IN)``, ``jax.jit(f).lower(*IN)``."""
+    if ev.called_api(ev.value(site.node, site.scope, ev.order_of(site))) != "jax.jit":
+        return []
+    out = []
+    for cs in site.scope.calls:
+        func = cs.node.func
+        if func is site.node or (isinstance(func, ast.Attribute) and func.value is site.node
+                                 and func.attr in ("trace", "lower")):
+            out.append(cs)
+    return out
+
+
+def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order]] | None:
+    """The positional arguments of a call, a ``*name`` of a literal list or tuple spread out
+    (``f(*IN)`` with ``IN = [jax.ShapeDtypeStruct(...), ...]``); None for a spread the analysis
+    cannot see through."""
+    order = ev.order_of(cs)
+    out: list[tuple[ast.expr, Scope, Order]] = []
+    for a in cs.node.args:
+        if isinstance(a, ast.Starred):
+            v = ev.value(a.value, cs.scope, order)
+            if not isinstance(v, TupleVal):
+                return None
+            out.extend(v.items)
+        else:
+            out.append((a, cs.scope, order))
+    return out
+
+
+def _forwarded(ev: Evaluator, cs: CallSite, depth: int) -> list[Shape | None] | None:
+    """An application ``launch(*args)`` inside a function whose ``*args`` it forwards: the
+    shapes of what every caller passes there."""
+    if len(cs.node.args) != 1 or not isinstance(cs.node.args[0], ast.Starred) or cs.node.keywords:
+        return None
+    star = cs.node.args[0].value
+    fn = cs.scope
+    while fn is not None and fn.kind not in ("function", "lambda"):
+        fn = fn.parent if fn.kind != "module" else None
+    if fn is None or not isinstance(star, ast.Name):
+        return None
+    params = fn.params
+    if not any(p[2] == "star" and p[0] == star.id for p in params):
+        return None  # (not the function's own *args)
+    skip = len([p for p in params if p[2] in ("posonly", "normal")])
+    out: list[Shape | None] | None = None
+    for inv in ev.callers_of(fn):
+        sites = _jit_applications(ev, inv.site) if inv.how == "passed" else [inv.site] if inv.how in ("direct", "jit") else []
+        if not sites:
+            return None
+        for site in sites:
+            args = _flat_args(ev, site)
+            if args is None:
+                return None
+            shapes = [array_shape(ev, n, s, o, depth + 1) for n, s, o in args[skip:]]
+            if out is None:
+                out = shapes
+            elif len(out) != len(shapes):
+                return None
+            else:
+                out = [a if a == b else None for a, b in zip(out, shapes)]
+    return out
+
+
 def operand_shapes(ev: Evaluator, applications: list[CallSite]) -> list[Shape | None] | None:
     """The shapes of the operands a launch is applied to, where every application agrees
     (None for an entry the code does not say; None for all when there is no application,
-    a ``*args``, or applications that differ in number of operands)."""
+    a ``*args`` the analysis cannot follow, or applications that differ in number of
+    operands). ``launch(*args)`` forwarding a function's ``*args`` is followed to its callers."""
     if not applications:
         return None
     out: list[Shape | None] | None = None
     for cs in applications:
-        if cs.has_star or cs.node.keywords:
+        if cs.has_star:
+            shapes = _forwarded(ev, cs, 0)
+            if shapes is None:
+                return None
+        elif cs.node.keywords:
             return None
-        order = ev.order_of(cs)
-        shapes = [array_shape(ev, a, cs.scope, order) for a in cs.node.args]
+        else:
+            order = ev.order_of(cs)
+            shapes = [array_shape(ev, a, cs.scope, order) for a in cs.node.args]
         if out is None:
             out = shapes
         elif len(out) != len(shapes):
@@ -162,6 +248,88 @@ def struct_shapes(ev: Evaluator, value: Value) -> list[Shape | None] | None:
     if isinstance(value, CallVal):
         return [array_shape(ev, value.site.node, value.site.scope, value.order)]
     return None
+
+
+def kernel_ref_shapes(ev: Evaluator, launch) -> dict[str, Shape]:
+    """The shapes of the kernel's Ref parameters where the code says them: a ``pl.pallas_call``
+    input or output is its BlockSpec's block (squeezed dimensions dropped) or, with no block
+    shape or no BlockSpecs, its whole array; a ``plgpu.kernel`` / ``pl.kernel`` operand is its
+    whole array. Launches with a grid spec, or a kernel given through ``functools.partial``
+    positionally, are not mapped."""
+    from .evaluate import PartialVal
+    from .launches import applied_at
+
+    kernel = launch.kernel
+    if kernel is None or len(launch.kernels) != 1:
+        return {}
+    params = [p[0] for p in kernel.params if p[2] in ("posonly", "normal")]
+    kv = launch.kernel_value
+    if isinstance(kv, PartialVal):
+        if kv.site.positional[1:] or kv.site.has_star:
+            return {}
+        params = [p for p in params if p not in kv.site.keywords]
+    opts = launch.options
+    name = launch.api.name
+    pallas_call = name == "jax.experimental.pallas.pallas_call"
+    if pallas_call and "grid_spec" in opts:
+        return {}
+    out_opt = opts.get("out_shape") or opts.get("out_type")
+    outs = struct_shapes(ev, ev.value(*out_opt)) if out_opt is not None else None
+    if outs is None:
+        return {}
+    scratch = opts.get("scratch_shapes") or opts.get("scratch_types")
+    n_scratch = 0
+    if scratch is not None:
+        v = ev.value(*scratch)
+        if not isinstance(v, TupleVal):
+            return {}
+        n_scratch = len(v.items)
+    n_in = len(params) - n_scratch - len(outs)
+    if n_in < 0:
+        return {}
+    operands = operand_shapes(ev, applied_at(ev, launch)) if n_in else []
+    if operands is not None and len(operands) != n_in:
+        operands = None
+    arrays = list(operands or [None] * n_in) + list(outs)
+    specs: list[Value | None] = [None] * len(arrays)
+    if pallas_call:
+        for key, first, count in (("in_specs", 0, n_in), ("out_specs", n_in, len(outs))):
+            got = opts.get(key)
+            if got is None:
+                continue
+            v = ev.value(*got)
+            items = [ev.value(n, s_, o) for n, s_, o in v.items] if isinstance(v, TupleVal) else [v]
+            if len(items) != count:
+                return {}
+            specs[first:first + count] = items
+    out: dict[str, Shape] = {}
+    for param, array, spec in zip(params, arrays, specs):
+        shape = array if spec is None else _ref_block(ev, spec, array)
+        if shape is not None:
+            out[param] = shape
+    return out
+
+
+def _ref_block(ev: Evaluator, spec: Value, array: Shape | None) -> Shape | None:
+    """The shape of the Ref a BlockSpec gives the kernel (its block, squeezed dimensions dropped;
+    the whole array without a block shape)."""
+    if not isinstance(spec, CallVal) or ev.called_api(spec) != "jax.experimental.pallas.BlockSpec":
+        return None
+    site = spec.site
+    block = _arg(ev, site, 0, "block_shape")
+    if block is None or ev.const(block, site.scope, spec.order) is None:
+        return array
+    if not isinstance(block, (ast.Tuple, ast.List)):
+        return None
+    dims = []
+    for e in block.elts:
+        if ev.const(e, site.scope, spec.order) is None:
+            continue  # (squeezed: not a dimension of the Ref)
+        d = dimension(ev, e, site.scope, spec.order)
+        if d is None:
+            return None
+        dims.append(d)
+    return tuple(dims)
 
 
 def block_covers(ev: Evaluator, spec: Value, shape: Shape | None) -> bool | None:
@@ -235,5 +403,5 @@ def _returns_zeros(ev: Evaluator, v: Value) -> bool | None:
     return verdict
 
 
-__all__ = ["Shape", "array_shape", "block_covers", "dimension", "operand_shapes", "param_shape", "shape_literal",
+__all__ = ["Shape", "array_shape", "block_covers", "dimension", "kernel_ref_shapes", "operand_shapes", "param_shape", "shape_literal",
            "struct_shapes"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
+from ..analysis import shapes
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import Const
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report
@@ -216,11 +217,27 @@ def _surely_array(hit: Hit, node: ast.AST, depth: int = 0, scope=None) -> bool:
     return False
 
 
-def _index_kind(hit: Hit, node: ast.expr) -> tuple[str | None, bool]:
+def _base_shape(hit: Hit, node: ast.expr, depth: int = 0):
+    """The shape of the array being indexed, where the code says it: a Ref read ``x_ref[...]``
+    of a kernel parameter (its block, or its whole operand), directly or through a name, or an
+    array the shapes module knows (``jnp.ones((8, 128))``)."""
+    ev = hit.ev
+    if isinstance(node, ast.Name) and depth < 4:
+        b = ev.lookup(node.id, hit.site.scope, ev.order_of(hit.site))
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is hit.site.scope:
+            return _base_shape(hit, b.node, depth + 1)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value is Ellipsis \
+            and isinstance(node.value, ast.Name) and hit.site.scope is hit.launch.kernel:
+        return shapes.kernel_ref_shapes(ev, hit.launch).get(node.value.id)
+    return shapes.array_shape(ev, node, hit.site.scope, ev.order_of(hit.site))
+
+
+def _index_kind(hit: Hit, node: ast.expr, dim: int | None = None) -> tuple[str | None, bool]:
     """The tables' ``index`` fact of one entry of an index (``None`` when the analysis cannot
     tell it, "full" for ``:``), and whether it surely slices: jnp skips ``lax.slice`` when the
     static slice is the whole array (``is_trivial_slice``), which ``x[:64]`` or ``x[0]`` may be
-    (a dimension of 64, or of 1); ``x[1:]``, ``x[:-1]``, ``x[::2]`` and ``x[3]`` are not."""
+    (a dimension of 64, or of 1) unless the dimension ``dim`` is known; ``x[1:]``, ``x[:-1]``,
+    ``x[::2]`` and ``x[3]`` are not."""
     if isinstance(node, ast.Constant) and node.value is Ellipsis:
         return "ellipsis", False
     if isinstance(node, ast.Constant) and node.value is None:
@@ -228,7 +245,7 @@ def _index_kind(hit: Hit, node: ast.expr) -> tuple[str | None, bool]:
     if isinstance(node, ast.Slice):
         bounds = []
         for part in (node.lower, node.upper, node.step):
-            v = None if part is None else hit.literal(part)
+            v = None if part is None else _int_or_literal(hit, part)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
                 return None, False  # (a bound the analysis cannot tell, or a traced one)
             bounds.append(v)
@@ -236,14 +253,24 @@ def _index_kind(hit: Hit, node: ast.expr) -> tuple[str | None, bool]:
         if step in (None, 1):
             if lower in (None, 0) and upper is None:
                 return "full", False
-            return "static_slice", lower not in (None, 0) or (upper is not None and upper <= 0)
+            return "static_slice", lower not in (None, 0) or (upper is not None and upper <= 0) \
+                or (upper is not None and dim is not None and upper < dim)
         if step == -1 and lower is None and upper is None:
             return "reverse_slice", False
         return "strided_slice", True
-    v = hit.literal(node)
+    v = _int_or_literal(hit, node)
     if isinstance(v, int) and not isinstance(v, bool):
-        return "static_int", v not in (0, -1)
+        return "static_int", v not in (0, -1) or (dim is not None and dim != 1)
     return None, False
+
+
+def _int_or_literal(hit: Hit, node: ast.expr):
+    """A literal, or integer arithmetic on constants (``C // 2``)."""
+    v = hit.literal(node)
+    if v is NOT_KNOWN:
+        d = shapes.dimension(hit.ev, node, hit.site.scope, hit.ev.order_of(hit.site))
+        return d if d is not None else NOT_KNOWN
+    return v
 
 
 def _operator_emits(hit: Hit) -> frozenset[str] | None:
@@ -257,10 +284,14 @@ def _operator_emits(hit: Hit) -> frozenset[str] | None:
         emitted = t.emitted(function, {"arg_dtype": "float32"})
         return emitted.always if emitted is not None and emitted.exact else None
     entries = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    shape = _base_shape(hit, node.value)
+    if shape is not None and (len(shape) < len(entries) or any(
+            isinstance(e, ast.Constant) and (e.value is None or e.value is Ellipsis) for e in entries)):
+        shape = None  # (new axes or an ellipsis: which entry is which dimension is not followed)
     prims: set[str] = set()
     slices = False
-    for entry in entries:
-        kind, surely = _index_kind(hit, entry)
+    for i, entry in enumerate(entries):
+        kind, surely = _index_kind(hit, entry, shape[i] if shape is not None else None)
         if kind is None:
             return None
         if kind == "full":
