@@ -461,12 +461,15 @@ class Engine:
                 # Array operators written without a call (x.T, x[...]), for the rules that name them.
                 for op in r.scope.operators:
                     op_rules = rules.for_call(op.key)
-                    if not op_rules or not rev.guards_hold(op.guards, op.scope, rev.order_of(op)):
-                        continue
+                    guarded = None  # (the guards are evaluated only for a rule that applies here)
                     for rule in op_rules:
                         hit = Hit("operator", op.key, op, view, ctx, r)
                         if not rule.applies(hit):
                             continue
+                        if guarded is None:
+                            guarded = rev.guards_hold(op.guards, op.scope, rev.order_of(op))
+                        if not guarded:
+                            break
                         report = rule.check(hit)
                         if report is not None:
                             candidates.append(Candidate(
