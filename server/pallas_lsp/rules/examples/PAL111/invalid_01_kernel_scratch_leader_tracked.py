@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A leader-tracked cluster barrier as plgpu.kernel scratch (never used), GPU interpret mode forced.
 # raises: NotImplementedError: Cluster barriers with `leader_tracked` are not yet supported
+# fix: Track arrivals in every block (drop leader_tracked=True)
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
