@@ -122,6 +122,8 @@ BAD = [
      "record.record.detection.fixes[0].onUnderlined", "with setKeyword or removeKeyword"),
     (_with(fixes=[{"title": "t", "setCompilerParam": {"name": "lowering_semantics", "value": "x"}}]),
      "record.record.detection.fixes[0].setCompilerParam", "`name`, `value` and `params`"),
+    (_with(fixes=[{"title": "t", "replaceCall": "{arg:0}[...] = ("}]),
+     "record.record.detection.fixes[0].replaceCall", "is not a Python expression"),
     (_with(also={"code": "PAL191"}), "record.record.detection.also", "list of 1 to 8"),
     (_with(also=[]), "record.record.detection.also", "list of 1 to 8"),
     (_with(also=["PAL191"]), "record.record.detection.also[0]", "expected an object"),

@@ -30,6 +30,7 @@ worked example)::
                  | "setLaunchKeyword": {"name": "...", "value": "<code>"}  # on the launch's call
                  | "removeKeyword": "<name>"
                  | "replaceCallee": "<code>"          # what the call underline.condition found calls
+                 | "replaceCall": "<code>"            # the construct's call, {arg:0} / {arg:mask} its arguments
                  | "setInterpretParam": {"name": "...", "value": "<code>"}
                  | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
@@ -155,7 +156,10 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # the module's own name for it (and imports it where it is not imported). setCompilerParam: a
 # field of the launch's compiler params call, or (no params given) `compiler_params=<params>(...)`.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee")
+           "replaceCallee", "replaceCall")
+# In a replaceCall template, {arg:0} / {arg:mask} stand for the code of the construct's call's
+# argument at that position or keyword (the fix is not offered when it is not passed).
+ARG_PLACEHOLDER = re.compile(r"\{arg:([A-Za-z_]\w*|\d+)\}")
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
 _API_RE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -413,7 +417,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
                 raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
             out.append(FixSpec(title, op, body, "", **common))
             continue
-        if op == "replaceCallee":
+        if op in ("replaceCallee", "replaceCall"):
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), **common))
             continue
         if op == "setCompilerParam":
@@ -440,7 +444,11 @@ def _fix_value(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
         raise DetectionError(where, "must be one line of Python code (at most 200 characters)")
     try:
-        compile(_MODULE_NAME_RE.sub("m", value), "<fix value>", "eval", dont_inherit=True)
+        code = ARG_PLACEHOLDER.sub("a", _MODULE_NAME_RE.sub("m", value))
+        try:
+            compile(code, "<fix value>", "eval", dont_inherit=True)
+        except SyntaxError:
+            compile(code, "<fix value>", "exec", dont_inherit=True)  # (a statement: `ref[...] = v`)
     except (SyntaxError, ValueError):
         raise DetectionError(where, f"{value!r} is not a Python expression") from None
     return value

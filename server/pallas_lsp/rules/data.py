@@ -19,7 +19,7 @@ from ..analysis.fixes import MODULE_PLACEHOLDER, add_kwarg, remove_kwarg, value_
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
-from ..records.detection import ArgRef, Condition, Detection, FixSpec, _short
+from ..records.detection import ARG_PLACEHOLDER, ArgRef, Condition, Detection, FixSpec, _short
 
 _MODES = {
     "interpret": Mode.INTERPRET, "tpu-interpret": Mode.TPU_INTERPRET, "gpu-interpret": Mode.GPU_INTERPRET,
@@ -552,8 +552,9 @@ def _names_bound(index, value: str) -> bool:
     by the fix itself."""
     import builtins
 
+    code = ARG_PLACEHOLDER.sub("__module__", MODULE_PLACEHOLDER.sub("__module__", value))
     try:
-        tree = ast.parse(MODULE_PLACEHOLDER.sub("__module__", value), mode="eval")
+        tree = ast.parse(code)
     except SyntaxError:
         return False
     for node in ast.walk(tree):
@@ -591,6 +592,11 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
             return None
         edit, more = edit
         imports = imports + tuple(e for e in more if e not in imports)
+    elif spec.op == "replaceCall":
+        text = _with_arguments(hit, value)
+        if text is None:
+            return None
+        edit = TextEdit(index.span(site.node, site.scope), text)
     elif spec.op == "replaceCallee":
         if underlined is None or index.path_of(underlined.site.scope) != index.path:
             return None
@@ -603,6 +609,27 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
     if edit is None:
         return None
     return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
+
+
+def _with_arguments(hit: Hit, template: str) -> str | None:
+    """A replaceCall template with each ``{arg:K}`` replaced by the code of that argument of the
+    construct's call (None when one is not passed, or the call spreads ``*args``)."""
+    site = hit.site
+    if site.has_star:
+        return None
+    missing = False
+
+    def code(m) -> str:
+        nonlocal missing
+        key = m.group(1)
+        node = hit.ev.posarg(site, int(key)) if key.isdigit() else hit.ev.kwarg(site, key)
+        if node is None:
+            missing = True
+            return ""
+        return hit.code_of(node)
+
+    text = ARG_PLACEHOLDER.sub(code, template)
+    return None if missing else text
 
 
 def _compiler_param_edit(hit: Hit, spec: FixSpec, value: str):

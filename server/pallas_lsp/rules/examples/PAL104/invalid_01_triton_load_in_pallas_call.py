@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A Triton-style masked plt.load in a pallas_call kernel run with GPU interpret params.
 # raises: NotImplementedError: load_p is not supported on GPU yet
+# fix: Read it with ref[...] and apply the mask with jnp.where
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

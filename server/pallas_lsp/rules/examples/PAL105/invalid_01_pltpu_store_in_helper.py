@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: pltpu.store in a helper of a plgpu.kernel body, GPU interpret mode set by set_gpu_interpret_mode.
 # raises: NotImplementedError: swap_p is not supported on GPU yet
+# fix: Write it with ref[...] = value (a Ref store, which the GPU interpreter runs)
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
