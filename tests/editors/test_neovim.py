@@ -2,7 +2,6 @@
 with the set-up documented in docs/editors.md, and we assert what Neovim itself holds."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -5,10 +5,9 @@
 """
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from .contexts import Context, Evidence, Mode
