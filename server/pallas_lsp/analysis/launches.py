@@ -69,6 +69,32 @@ def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True) -> list[C
     return out
 
 
+def kernel_operand_params(launch: Launch) -> list[str] | None:
+    """The kernel's parameters the launch fills by position, in order (those a
+    ``functools.partial`` binds by keyword left out); None for a partial that binds some
+    positionally, whose mapping is not followed."""
+    kernel = launch.kernel
+    if kernel is None:
+        return None
+    names = [p[0] for p in kernel.params if p[2] in ("posonly", "normal")]
+    kv = launch.kernel_value
+    if isinstance(kv, PartialVal):
+        if kv.site.positional[1:] or kv.site.has_star:
+            return None
+        names = [n for n in names if n not in kv.site.keywords]
+    return names
+
+
+def scratch_count(ev: Evaluator, launch: Launch) -> int | None:
+    """How many scratch buffers the launch gives its kernel (``scratch_shapes=`` /
+    ``scratch_types=``, a literal list): 0 with none, None where the list cannot be counted."""
+    opt = launch.options.get("scratch_shapes") or launch.options.get("scratch_types")
+    if opt is None:
+        return 0
+    v = ev.value(*opt)
+    return len(v.items) if isinstance(v, TupleVal) else None
+
+
 def _applies(ev: Evaluator, cs: CallSite, launch: Launch) -> bool:
     """The call's callee surely is this built launch (another function of the same name is not)."""
     return is_built_launch(ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch)

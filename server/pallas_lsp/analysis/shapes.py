@@ -194,23 +194,28 @@ def _forwarded(ev: Evaluator, cs: CallSite, depth: int) -> list[Shape | None] | 
     if not any(p[2] == "star" and p[0] == star.id for p in params):
         return None  # (not the function's own *args)
     skip = len([p for p in params if p[2] in ("posonly", "normal")])
-    out: list[Shape | None] | None = None
+    per_call: list[list[Shape | None] | None] = []
     for inv in ev.callers_of(fn):
         sites = _jit_applications(ev, inv.site) if inv.how == "passed" else [inv.site] if inv.how in ("direct", "jit") else []
         if not sites:
             return None
         for site in sites:
             args = _flat_args(ev, site)
-            if args is None:
-                return None
-            shapes = [array_shape(ev, n, s, o, depth + 1) for n, s, o in args[skip:]]
-            if out is None:
-                out = shapes
-            elif len(out) != len(shapes):
-                return None
-            else:
-                out = [a if a == b else None for a, b in zip(out, shapes)]
-    return out
+            per_call.append(None if args is None else [array_shape(ev, n, s, o, depth + 1) for n, s, o in args[skip:]])
+    return _agreed(per_call)
+
+
+def _agreed(lists: list[list[Shape | None] | None]) -> list[Shape | None] | None:
+    """Operand shapes several calls agree on: None when there is no call, when one cannot be
+    told, or when they pass different numbers of operands; a shape on which they differ is None."""
+    if not lists or any(shapes is None for shapes in lists):
+        return None
+    first = lists[0]
+    assert first is not None
+    if any(len(shapes) != len(first) for shapes in lists):  # type: ignore[arg-type]
+        return None
+    return [a if all(shapes[i] == a for shapes in lists) else None  # type: ignore[index]
+            for i, a in enumerate(first)]
 
 
 def operand_shapes(ev: Evaluator, applications: list[CallSite]) -> list[Shape | None] | None:
@@ -218,26 +223,16 @@ def operand_shapes(ev: Evaluator, applications: list[CallSite]) -> list[Shape | 
     (None for an entry the code does not say; None for all when there is no application,
     a ``*args`` the analysis cannot follow, or applications that differ in number of
     operands). ``launch(*args)`` forwarding a function's ``*args`` is followed to its callers."""
-    if not applications:
-        return None
-    out: list[Shape | None] | None = None
+    per_call: list[list[Shape | None] | None] = []
     for cs in applications:
         if cs.has_star:
-            shapes = _forwarded(ev, cs, 0)
-            if shapes is None:
-                return None
+            per_call.append(_forwarded(ev, cs, 0))
         elif cs.node.keywords:
             return None
         else:
             order = ev.order_of(cs)
-            shapes = [array_shape(ev, a, cs.scope, order) for a in cs.node.args]
-        if out is None:
-            out = shapes
-        elif len(out) != len(shapes):
-            return None
-        else:
-            out = [a if a == b else None for a, b in zip(out, shapes)]
-    return out
+            per_call.append([array_shape(ev, a, cs.scope, order) for a in cs.node.args])
+    return _agreed(per_call)
 
 
 def struct_shapes(ev: Evaluator, value: Value) -> list[Shape | None] | None:
@@ -256,18 +251,11 @@ def kernel_ref_shapes(ev: Evaluator, launch) -> dict[str, Shape]:
     shape or no BlockSpecs, its whole array; a ``plgpu.kernel`` / ``pl.kernel`` operand is its
     whole array. Launches with a grid spec, or a kernel given through ``functools.partial``
     positionally, are not mapped."""
-    from .evaluate import PartialVal
-    from .launches import applied_at
+    from .launches import applied_at, kernel_operand_params, scratch_count
 
-    kernel = launch.kernel
-    if kernel is None or len(launch.kernels) != 1:
+    params = kernel_operand_params(launch) if len(launch.kernels) == 1 else None
+    if params is None:
         return {}
-    params = [p[0] for p in kernel.params if p[2] in ("posonly", "normal")]
-    kv = launch.kernel_value
-    if isinstance(kv, PartialVal):
-        if kv.site.positional[1:] or kv.site.has_star:
-            return {}
-        params = [p for p in params if p not in kv.site.keywords]
     opts = launch.options
     name = launch.api.name
     pallas_call = name == "jax.experimental.pallas.pallas_call"
@@ -277,13 +265,9 @@ def kernel_ref_shapes(ev: Evaluator, launch) -> dict[str, Shape]:
     outs = struct_shapes(ev, ev.value(*out_opt)) if out_opt is not None else None
     if outs is None:
         return {}
-    scratch = opts.get("scratch_shapes") or opts.get("scratch_types")
-    n_scratch = 0
-    if scratch is not None:
-        v = ev.value(*scratch)
-        if not isinstance(v, TupleVal):
-            return {}
-        n_scratch = len(v.items)
+    n_scratch = scratch_count(ev, launch)
+    if n_scratch is None:
+        return {}
     n_in = len(params) - n_scratch - len(outs)
     if n_in < 0:
         return {}

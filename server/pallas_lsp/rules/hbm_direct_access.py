@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from ..analysis import api, shapes
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, PartialVal, TupleVal, Value
+from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, TupleVal, Value
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import ensure_import
-from ..analysis.launches import applied_at
+from ..analysis.launches import applied_at, kernel_operand_params, scratch_count
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import CallSite, Scope, own_nodes
 from .base import PythonRule
@@ -59,7 +59,7 @@ class HbmDirectAccessInTpuInterpret(PythonRule):
         kernel = hit.launch.kernel
         if kernel is None or len(hit.launch.kernels) != 1:
             return None
-        names = _hbm_params(hit, kernel)
+        names = _hbm_params(hit)
         if not names:
             return None
         for access in _accesses(hit, kernel, {n: n for n in names}, 0, set()):
@@ -77,7 +77,7 @@ class HbmDirectAccessInTpuInterpret(PythonRule):
         the block in and out, and ``ref[...]`` reads it (the kernel's own copies of it still run).
         Not safe: on a TPU the whole block must then fit in VMEM, which is why HBM is used."""
         kernel = hit.launch.kernel
-        names = _hbm_params(hit, kernel) if kernel is not None else {}
+        names = _hbm_params(hit) if kernel is not None else {}
         index = hit.ev.index
         for access in _accesses(hit, kernel, {n: n for n in names}, 0, set()) if kernel is not None else ():
             where = names[access.operand]
@@ -90,32 +90,22 @@ class HbmDirectAccessInTpuInterpret(PythonRule):
         return []
 
 
-def _hbm_params(hit: Hit, kernel: Scope) -> dict[str, tuple[ast.expr, Scope] | None]:
+def _hbm_params(hit: Hit) -> dict[str, tuple[ast.expr, Scope] | None]:
     """The kernel's parameters that are Refs in HBM or ANY (empty when it cannot be told), each
     with the ``memory_space=`` value of the BlockSpec that put it there (None for a
     ``pl.kernel`` operand or a spec that is a memory space itself)."""
     ev = hit.ev
-    params = [p for p in kernel.params if p[2] in ("posonly", "normal")]
-    kv = hit.launch.kernel_value
-    if isinstance(kv, PartialVal):
-        site = kv.site
-        if site.positional[1:] or site.has_star:
-            return {}  # (positional partial arguments: the mapping is not followed)
-        bound = set(site.keywords)
-        params = [p for p in params if p[0] not in bound]
-    names = [p[0] for p in params]
+    names = kernel_operand_params(hit.launch)
+    if names is None:
+        return {}  # (positional partial arguments: the mapping is not followed)
     options = hit.launch.options
     if hit.launch.api.name == f"{api.PL}.kernel":
         mesh = options.get("mesh")
         if mesh is None or _called(ev, ev.value(*mesh)) not in TPU_MESHES:
             return {}
-        scratch = options.get("scratch_shapes") or options.get("scratch_types")
-        n_scratch = 0
-        if scratch is not None:
-            v = ev.value(*scratch)
-            if not isinstance(v, TupleVal):
-                return {}
-            n_scratch = len(v.items)
+        n_scratch = scratch_count(ev, hit.launch)
+        if n_scratch is None:
+            return {}
         return _kernel_operands_in_hbm(hit, names[:len(names) - n_scratch])
     # pl.pallas_call: [scalar prefetch] inputs outputs [scratch], by position.
     in_specs, out_specs, n_prefetch = options.get("in_specs"), options.get("out_specs"), 0
