@@ -408,6 +408,15 @@ class Engine:
         whole = LaunchView(launch, ev, index, reached, launches)
         per_kernels: dict[tuple[int, ...], LaunchView] = {}
         launch_rules = rules.for_launch(launch.api.name)
+
+        def check_reached(rule: Rule, hit: Hit, r: Reached, site) -> None:
+            """A call or operator the kernel reaches (at ``site``, in ``r``), to one rule."""
+            found = rule.check(hit)
+            if found is not None:
+                candidates.append(Candidate(
+                    rule, found, hit, found.span or hit.span, r.chain + (site,),
+                    path=index.path_of(site.scope), kernel=_kernel_label(r.root)))
+
         for ctx in launch.contexts:
             if ctx.mode == Mode.UNKNOWN:
                 continue
@@ -450,13 +459,8 @@ class Engine:
                     for key in keys:
                         for rule in rules.for_call(key):
                             hit = Hit("call", key, cs, view, ctx, r, callee)
-                            if not rule.applies(hit):
-                                continue
-                            report = rule.check(hit)
-                            if report is not None:
-                                candidates.append(Candidate(
-                                    rule, report, hit, report.span or hit.span, r.chain + (cs,),
-                                    path=index.path_of(cs.scope), kernel=_kernel_label(r.root)))
+                            if rule.applies(hit):
+                                check_reached(rule, hit, r, cs)
                 # Array operators written without a call (x.T, x[...]), for the rules that name them.
                 for op in r.scope.operators:
                     op_rules = rules.for_call(op.key)
@@ -469,11 +473,7 @@ class Engine:
                             guarded = rev.guards_hold(op.guards, op.scope, rev.order_of(op))
                         if not guarded:
                             break
-                        report = rule.check(hit)
-                        if report is not None:
-                            candidates.append(Candidate(
-                                rule, report, hit, report.span or hit.span, r.chain + (op,),
-                                path=index.path_of(op.scope), kernel=_kernel_label(r.root)))
+                        check_reached(rule, hit, r, op)
 
     def _active(self, select, ignore) -> RuleSet:
         return self.rules.subset(select, ignore)

@@ -109,15 +109,24 @@ def _value_kind(hit: Hit, node: ast.AST, depth: int = 0, scope=None):
         kinds = (_value_kind(hit, node.left, depth + 1, scope), _value_kind(hit, node.right, depth + 1, scope))
         return ARRAY if ARRAY in kinds else UNKNOWN
     if isinstance(node, ast.Name):
-        order = hit.ev.order_of(hit.site) if scope is hit.site.scope else None
-        b = hit.ev.lookup(node.id, scope, order)
-        if b is not None and b.kind == "assign" and b.node is not None and b.scope is scope:
-            return _value_kind(hit, b.node, depth + 1, scope)
-        if b is not None and b.kind == "param" and b.scope is scope:
-            passed = _passed_on_the_path(hit, scope, node.id)
-            if passed is not None:
-                return _value_kind(hit, passed[0], depth + 1, passed[1])
+        source = _name_source(hit, node, scope)
+        if source is not None:
+            return _value_kind(hit, source[0], depth + 1, source[1])
     return UNKNOWN
+
+
+def _name_source(hit: Hit, node: ast.Name, scope):
+    """(expression, its scope) a local name stands for: its assignment in ``scope``, or for a
+    helper's parameter what the call on the kernel's path passes; None when neither."""
+    order = hit.ev.order_of(hit.site) if scope is hit.site.scope else None
+    b = hit.ev.lookup(node.id, scope, order)
+    if b is None or b.scope is not scope:
+        return None
+    if b.kind == "assign" and b.node is not None:
+        return b.node, scope
+    if b.kind == "param":
+        return _passed_on_the_path(hit, scope, node.id)
+    return None
 
 
 def _passed_on_the_path(hit: Hit, scope, name: str):
@@ -206,14 +215,9 @@ def _surely_array(hit: Hit, node: ast.AST, depth: int = 0, scope=None) -> bool:
             and node.func.attr in ("astype", "reshape", "transpose", "squeeze", "ravel", "flatten"):
         return _surely_array(hit, node.func.value, depth + 1, scope)
     if isinstance(node, ast.Name):
-        order = hit.ev.order_of(hit.site) if scope is hit.site.scope else None
-        b = hit.ev.lookup(node.id, scope, order)
-        if b is not None and b.kind == "assign" and b.node is not None and b.scope is scope:
-            return _surely_array(hit, b.node, depth + 1, scope)
-        if b is not None and b.kind == "param" and b.scope is scope:
-            passed = _passed_on_the_path(hit, scope, node.id)
-            if passed is not None:
-                return _surely_array(hit, passed[0], depth + 1, passed[1])
+        source = _name_source(hit, node, scope)
+        if source is not None:
+            return _surely_array(hit, source[0], depth + 1, source[1])
     return False
 
 
