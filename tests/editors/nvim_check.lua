@@ -1,5 +1,6 @@
 -- Drive real Neovim headless: attach pallas-lsp to a file, then report what Neovim holds.
 -- Usage: nvim --headless --clean -n -i NONE -l nvim_check.lua SERVER_JSON FILE OUT_JSON [ENCODING]
+local common = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)), "nvim_common.lua"))
 local server_cmd = vim.json.decode(arg[1])
 local file, out = arg[2], arg[3]
 local encoding = arg[4]
@@ -7,10 +8,7 @@ local want_title = arg[5]
 local result = { steps = {} }
 
 local function finish()
-  local f = assert(io.open(out, "w"))
-  f:write(vim.json.encode(result))
-  f:close()
-  vim.cmd("qa!")
+  common.finish(out, result)
 end
 
 local capabilities = vim.lsp.protocol.make_client_capabilities()
@@ -19,17 +17,8 @@ if encoding and encoding ~= "" then
   capabilities.general.positionEncodings = { encoding }
 end
 
--- The documented set-up (docs/editors.md), with debounce off for the test.
-vim.lsp.config("pallas_lsp", {
-  cmd = server_cmd,
-  filetypes = { "python" },
-  root_markers = { "pyproject.toml", ".git" },
-  init_options = { debounceMs = 0 },
-  capabilities = capabilities,
-})
-vim.lsp.enable("pallas_lsp")
-vim.cmd.edit(file)
-vim.bo.filetype = "python"
+-- The documented set-up, with debounce off for the test.
+common.open(server_cmd, file, { init_options = { debounceMs = 0 }, capabilities = capabilities })
 
 local ok = vim.wait(30000, function()
   return #vim.diagnostic.get(0, { namespace = nil }) > 0

@@ -2,27 +2,17 @@
 -- and report where the cursor went. Neovim has no client code for the command: it asks the
 -- server (workspace/executeCommand), which moves the editor with window/showDocument.
 -- Usage: nvim --headless --clean -n -i NONE -l nvim_lens.lua SERVER_JSON FILE OUT_JSON LENS_LINE
+local common = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)), "nvim_common.lua"))
 local server_cmd = vim.json.decode(arg[1])
 local file, out = arg[2], arg[3]
 local lens_line = tonumber(arg[4]) -- 1-based line of the launch
 local result = {}
 
 local function finish()
-  local f = assert(io.open(out, "w"))
-  f:write(vim.json.encode(result))
-  f:close()
-  vim.cmd("qa!")
+  common.finish(out, result)
 end
 
--- The documented set-up (docs/editors.md).
-vim.lsp.config("pallas_lsp", {
-  cmd = server_cmd,
-  filetypes = { "python" },
-  root_markers = { "pyproject.toml", ".git" },
-})
-vim.lsp.enable("pallas_lsp")
-vim.cmd.edit(file)
-vim.bo.filetype = "python"
+common.open(server_cmd, file)
 
 local attached = vim.wait(30000, function()
   return vim.lsp.get_clients({ bufnr = 0, name = "pallas_lsp" })[1] ~= nil

@@ -1,27 +1,17 @@
 -- Drive real Neovim headless: the interpret-readiness lenses on a compiled launch, then the
 -- "Debug on CPU" code action on it, applied the way Neovim applies any code action's edit.
 -- Usage: nvim --headless --clean -n -i NONE -l nvim_what_if.lua SERVER_JSON FILE OUT_JSON LAUNCH_LINE
+local common = dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2)), "nvim_common.lua"))
 local server_cmd = vim.json.decode(arg[1])
 local file, out = arg[2], arg[3]
 local launch_line = tonumber(arg[4]) -- 1-based line of the launch
 local result = {}
 
 local function finish()
-  local f = assert(io.open(out, "w"))
-  f:write(vim.json.encode(result))
-  f:close()
-  vim.cmd("qa!")
+  common.finish(out, result)
 end
 
--- The documented set-up (docs/editors.md).
-vim.lsp.config("pallas_lsp", {
-  cmd = server_cmd,
-  filetypes = { "python" },
-  root_markers = { "pyproject.toml", ".git" },
-})
-vim.lsp.enable("pallas_lsp")
-vim.cmd.edit(file)
-vim.bo.filetype = "python"
+common.open(server_cmd, file)
 
 local buf = vim.api.nvim_get_current_buf()
 local client

