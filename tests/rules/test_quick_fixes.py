@@ -238,3 +238,83 @@ def run(x):
                      mesh=pltpu.create_tensorcore_mesh("core"), interpret=pltpu.InterpretParams())(x)
 """
     assert fixes_of(mesh, "PAL515") == {}
+
+
+def tma_store_kernel(copy_line):
+    return HEADER + f"""
+
+def body(x_gmem, o_gmem, smem, barrier):
+    plgpu.copy_gmem_to_smem(x_gmem, smem, barrier)
+    plgpu.barrier_wait(barrier)
+    plgpu.commit_smem()
+    leader = jax.lax.axis_index("wg") == 0
+    {copy_line}
+    plgpu.wait_smem_to_gmem(0)
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32),
+                        scratch_types=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()],
+                        num_threads=1, thread_name="wg", interpret=plgpu.InterpretGPUParams())(x)
+"""
+
+
+WHEN_TITLE = "Issue the copy under @pl.when(predicate) instead of passing the predicate"
+
+
+def test_a_predicated_tma_store_becomes_an_unpredicated_one_under_pl_when():
+    for copy_line in ("plgpu.copy_smem_to_gmem(smem, o_gmem, leader, commit_group=True)",
+                      "plgpu.copy_smem_to_gmem(smem, predicate=leader, dst=o_gmem, commit_group=True)"):
+        code = tma_store_kernel(copy_line)
+        fix = fixes_of(code, "PAL107")[WHEN_TITLE]
+        assert not fix.safe
+        fixed = apply_edits(code, fix.edits)
+        copy = ("plgpu.copy_smem_to_gmem(smem, o_gmem, commit_group=True)" if "predicate=" not in copy_line
+                else "plgpu.copy_smem_to_gmem(smem, dst=o_gmem, commit_group=True)")
+        assert f"    @pl.when(leader)\n    def _():\n        {copy}\n    plgpu.wait_smem_to_gmem(0)" in fixed
+        compile(fixed, "fixed.py", "exec")
+
+
+def test_no_pl_when_fix_where_the_copy_is_not_a_statement_of_its_own_line():
+    # A decorated def cannot follow `x = 1;` on a line, nor replace a call used as a value.
+    for copy_line in ("n = 1; plgpu.copy_smem_to_gmem(smem, o_gmem, leader)",
+                      "done = plgpu.copy_smem_to_gmem(smem, o_gmem, leader)"):
+        assert WHEN_TITLE not in fixes_of(tma_store_kernel(copy_line), "PAL107")
+    # With a reduction_op the copy would still fail (PAL106): not offered.
+    code = tma_store_kernel("plgpu.copy_smem_to_gmem(smem, o_gmem, leader, reduction_op='add')")
+    assert WHEN_TITLE not in fixes_of(code, "PAL107")
+
+
+def tmem_kernel(load_line, extra=""):
+    return HEADER + f"""
+
+def body(x_ref, o_ref, peak_ref, acc):
+    plgpu.async_store_tmem(acc, x_ref[...])
+    plgpu.commit_tmem(){extra}
+    {load_line}
+    plgpu.wait_load_tmem()
+    o_ref[...] = vals
+    peak_ref[...] = peak
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=(jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                        jax.ShapeDtypeStruct((128,), x.dtype)),
+                        scratch_types=[plgpu.TMEM((128, 64), jnp.float32)],
+                        interpret=plgpu.InterpretGPUParams())(x)
+"""
+
+
+def test_a_reducing_tmem_load_becomes_a_load_and_the_matching_jnp_reduction():
+    expected = {"max": "jnp.max(loaded, axis=-1)", "min": "jnp.min(loaded, axis=-1)",
+                "absmax": "jnp.max(jnp.abs(loaded), axis=-1)", "absmin": "jnp.min(jnp.abs(loaded), axis=-1)"}
+    for reduce, reduction in expected.items():
+        code = tmem_kernel(f"vals, peak = plgpu.async_load_tmem(acc, layout=None, reduce={reduce!r})")
+        (fix,) = fixes_of(code, "PAL103").values()
+        fixed = apply_edits(code, fix.edits)
+        assert f"vals, peak = (loaded := plgpu.async_load_tmem(acc, layout=None), {reduction})\n" in fixed
+
+
+def test_no_reducing_load_fix_that_would_overwrite_a_name_the_kernel_uses():
+    code = tmem_kernel("vals, peak = plgpu.async_load_tmem(acc, reduce='max')", extra="\n    loaded = 1")
+    assert fixes_of(code, "PAL103") == {}

@@ -157,9 +157,13 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # field of the launch's compiler params call, or (no params given) `compiler_params=<params>(...)`.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
            "replaceCallee", "replaceCall")
-# In a replaceCall template, {arg:0} / {arg:mask} stand for the code of the construct's call's
-# argument at that position or keyword (the fix is not offered when it is not passed).
-ARG_PLACEHOLDER = re.compile(r"\{arg:([A-Za-z_]\w*|\d+)\}")
+# In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
+# construct's call's argument at that position or keyword (the fix is not offered when it is
+# not passed), and {callWithout:reduce} for the call as written less that argument. A template
+# that is a statement (`ref[...] = v`, a decorated def) replaces a call that is a whole
+# statement, its later lines indented as that statement is.
+ARG_PLACEHOLDER = re.compile(r"\{(arg|callWithout):(\d+|[A-Za-z_]\w*)(?:\|([A-Za-z_]\w*))?\}")
+MAX_TEMPLATE_LINES = 8
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
 _API_RE = re.compile(r"^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -418,7 +422,8 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, body, "", **common))
             continue
         if op in ("replaceCallee", "replaceCall"):
-            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}"), **common))
+            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
+                                                         if op == "replaceCall" else 1), **common))
             continue
         if op == "setCompilerParam":
             if not isinstance(body, dict) or set(body) != {"name", "value", "params"}:
@@ -439,10 +444,12 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
 _MODULE_NAME_RE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 
 
-def _fix_value(value: Any, where: str) -> str:
-    """One line of Python code (module placeholders allowed), parsed, never run."""
-    if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
-        raise DetectionError(where, "must be one line of Python code (at most 200 characters)")
+def _fix_value(value: Any, where: str, lines: int = 1) -> str:
+    """Python code of at most ``lines`` lines (module placeholders allowed), parsed, never run."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 200 * lines \
+            or value.count("\n") >= lines:
+        what = "one line" if lines == 1 else f"at most {lines} lines"
+        raise DetectionError(where, f"must be {what} of Python code (at most {200 * lines} characters)")
     try:
         code = ARG_PLACEHOLDER.sub("a", _MODULE_NAME_RE.sub("m", value))
         try:

@@ -557,9 +557,11 @@ def _names_bound(index, value: str) -> bool:
         tree = ast.parse(code)
     except SyntaxError:
         return False
+    # Names the template binds itself (`(v := load(...), jnp.max(v))`, `def _():`).
+    own = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id != "__module__" and node.id not in index.scope.bindings \
-                and not hasattr(builtins, node.id):
+        if isinstance(node, ast.Name) and node.id != "__module__" and node.id not in own \
+                and node.id not in index.scope.bindings and not hasattr(builtins, node.id):
             return False
     return True
 
@@ -593,6 +595,8 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         edit, more = edit
         imports = imports + tuple(e for e in more if e not in imports)
     elif spec.op == "replaceCall":
+        if _binds_taken_name(site.scope, value):
+            return None
         text = _with_arguments(hit, value)
         if text is None:
             return None
@@ -613,23 +617,70 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
 
 def _with_arguments(hit: Hit, template: str) -> str | None:
     """A replaceCall template with each ``{arg:K}`` replaced by the code of that argument of the
-    construct's call (None when one is not passed, or the call spreads ``*args``)."""
+    construct's call and ``{callWithout:K}`` by the call less that argument (None when an
+    ``{arg:K}`` is not passed, or the call spreads ``*args``). A statement template is only
+    for a call that is a whole statement on its own line; its later lines get that line's
+    indentation."""
     site = hit.site
     if site.has_star:
         return None
     missing = False
 
+    def argument(m) -> ast.expr | None:
+        key, alt = m.group(2), m.group(3)
+        node = hit.ev.posarg(site, int(key)) if key.isdigit() else hit.ev.kwarg(site, key)
+        if node is None and alt is not None:
+            node = hit.ev.kwarg(site, alt)
+        return node
+
     def code(m) -> str:
         nonlocal missing
-        key = m.group(1)
-        node = hit.ev.posarg(site, int(key)) if key.isdigit() else hit.ev.kwarg(site, key)
+        node = argument(m)
+        if m.group(1) == "callWithout":
+            return _call_without(hit, node)
         if node is None:
             missing = True
             return ""
         return hit.code_of(node)
 
     text = ARG_PLACEHOLDER.sub(code, template)
-    return None if missing else text
+    if missing:
+        return None
+    try:
+        compile(text, "<fix>", "eval", dont_inherit=True)
+        return text
+    except SyntaxError:
+        pass  # a statement
+    if site.use != "expr":
+        return None
+    bp = site.scope.block
+    line = bp.line(site.node.lineno)
+    indent = line[:bp.col(site.node.lineno, site.node.col_offset)]
+    if indent.strip():
+        return None  # (`x = 1; store(...)`: a decorated def cannot follow on that line)
+    return text.replace("\n", "\n" + indent)
+
+
+def _binds_taken_name(scope, template: str) -> bool:
+    """Whether the template binds a name (a walrus target) the call's function already uses."""
+    code = ARG_PLACEHOLDER.sub("__module__", MODULE_PLACEHOLDER.sub("__module__", template))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return True
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in scope.bindings
+               for n in ast.walk(tree))
+
+
+def _call_without(hit: Hit, dropped: ast.expr | None) -> str:
+    """The construct's call as written, less the argument ``dropped`` (comments inside the
+    parentheses are not kept)."""
+    call = hit.site.node
+    if dropped is None:
+        return hit.code_of(call)
+    parts = [hit.code_of(a) for a in call.args if a is not dropped]
+    parts += [f"{k.arg}={hit.code_of(k.value)}" for k in call.keywords if k.value is not dropped]
+    return f"{hit.code_of(call.func)}({', '.join(parts)})"
 
 
 def _compiler_param_edit(hit: Hit, spec: FixSpec, value: str):

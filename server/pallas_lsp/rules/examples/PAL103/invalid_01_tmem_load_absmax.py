@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A TMEM load fused with an absmax reduction, the reduction named by a module constant.
 # raises: NotImplementedError: Interpret mode does not support load reduce
+# fix: Load without reduce= and reduce the last axis with jnp.max of jnp.abs
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A store predicated with predicate=True (any predicate fails), GPU interpret params in a module constant.
 # raises: JaxRuntimeError: predicate not supported
+# fix: Issue the copy under @pl.when(predicate) instead of passing the predicate
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
