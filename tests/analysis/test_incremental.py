@@ -436,3 +436,46 @@ def test_typing_in_one_method_of_a_test_class_recomputes_that_method_only(monkey
     assert len(result.launches) == 30
     assert calls and all(c.scope.name == "test_7" for c in calls), {c.scope.name for c in calls}
     assert _signature(result) == _signature(default_engine().analyse(edited, "/ws/suite.py"))
+
+
+REPORTING_KERNELS = "import jax\nimport jax.numpy as jnp\nimport jax.experimental.pallas as pl\n\n" + "\n".join(
+    f"def kernel_{i}(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + pl.get_global(jnp.float32)\n\n"
+    f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=True)(x)\n"
+    for i in range(30))
+
+
+def _checked_launches(monkeypatch, engine, old: str, new: str, path: str) -> tuple[list[str], object]:
+    from pallas_lsp.analysis.engine import Engine
+
+    engine.analyse(old, path)
+    checked: list[str] = []
+    real = Engine._check
+    monkeypatch.setattr(Engine, "_check", lambda self, launch, *a: checked.append(launch.kernel_name)
+                        or real(self, launch, *a))
+    result = engine.analyse(new, path)
+    monkeypatch.setattr(Engine, "_check", real)
+    assert _signature(result) == _signature(default_engine().analyse(new, path))
+    return checked, result
+
+
+@pytest.mark.parametrize("edit, rechecked", [
+    # Typing on a line: nothing moved, the other launches' reports are kept as they are.
+    (lambda t: t.replace("return pl.pallas_call(kernel_7,", "return  pl.pallas_call(kernel_7,"), {"kernel_7"}),
+    # A line more above them: every launch below is checked again (positions of the current text).
+    (lambda t: t.replace("def run_7(x):\n", "def run_7(x):\n    # note\n"), {f"kernel_{i}" for i in range(7, 30)}),
+    # An import changed: fixes may add or name imports, so every launch is checked again.
+    (lambda t: t.replace("import jax.numpy as jnp\n", "import jax.numpy as jnp, math\n"),
+     {f"kernel_{i}" for i in range(30)}),
+], ids=["same-lines", "lines-moved", "imports-changed"])
+def test_reports_of_kept_launches_are_kept_only_where_nothing_moved(monkeypatch, edit, rechecked) -> None:
+    """20,000 launches that all report used to re-run every launch's rules on each keystroke
+    (issue 15): a launch whose reads are unchanged keeps its reports when no line moved, no import
+    changed and the module binds the same names; otherwise its rules run on the current text."""
+    engine = default_engine(incremental=True)
+    checked, result = _checked_launches(monkeypatch, engine, REPORTING_KERNELS, edit(REPORTING_KERNELS),
+                                        "/ws/reporting.py")
+    assert set(checked) == rechecked
+    assert sum(1 for f in result.findings if f.code == "PAL001") == 30
+    # Fixes of a kept report are built from the current text.
+    (finding,) = [f for f in result.findings if f.code == "PAL001" and f.kernel == "kernel_3"]
+    assert finding.fixes

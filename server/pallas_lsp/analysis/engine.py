@@ -14,7 +14,7 @@ from .contexts import Context, Evidence, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
 from .rule_api import Hit, LaunchView, Report, Rule, RuleSet, call_keys
-from .fixes import KernelLaunches
+from .fixes import KernelLaunches, launches_of_kernel
 from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
@@ -92,6 +92,12 @@ class LaunchList:
     def reached(self) -> dict[int, list[Reached]]:
         self.launches  # noqa: B018 - materialise
         return self._reached
+
+
+def _kernel_counts(launches: list, launch: Launch) -> tuple[int, ...]:
+    """How often each of the launch's kernels is launched in the module (a fix that moves a
+    buffer into a kernel's scratch is offered only for a kernel launched once)."""
+    return tuple(launches_of_kernel(launches, k) for k in launch.kernels)
 
 
 def _transform_key(transforms) -> tuple:
@@ -355,6 +361,9 @@ class Engine:
             return (a.line + (e.layout.shift_for(a.line, index) if e.layout is not None else 0), a.col)
 
         ordered = sorted((e for e in kept if e.launch is not None), key=line_now)
+        # Reports of reused launches are kept only where nothing they rest on could differ
+        # without their tracked reads showing it (incremental.py).
+        reports_kept = bool(previous) and change is not None and change.same_bindings
         candidates: list[Candidate] = []
         callee_cache: dict[int, tuple[Value | None, tuple[str, ...]]] = {}
         computed_ids = {id(e) for e in computed}
@@ -365,12 +374,25 @@ class Engine:
             if id(e) not in computed_ids:
                 if not e.reported:
                     continue
+                in_place = e.layout is None or e.layout.is_identity(index)
+                if reports_kept and in_place and e.candidates is not None \
+                        and e.kernel_counts == _kernel_counts(launches, launch):
+                    # Reused, and nothing it read moved: its reports are what the rules would
+                    # say now. Their views are pointed at this text, which fixes are built from.
+                    for view in {id(c.hit.view): c.hit.view for c in e.candidates}.values():
+                        view.ev, view.index, view.all_launches = ev, index, launches
+                    candidates += e.candidates
+                    continue
                 # Reused, and its rules reported: they run again on the current text (its reads
                 # are unchanged, so are its findings, but not their positions).
-                if e.layout is not None and not e.layout.is_identity(index):
+                if not in_place:
                     launch = _moved(launch, e.layout, index)
                 self._recording(ev, index, None)
+                before = len(candidates)
                 self._check(launch, e.reached, ev, index, rules, launches, {}, candidates)
+                # (Reports are kept in the positions of the text the layout describes only.)
+                e.candidates = candidates[before:] if in_place else None
+                e.kernel_counts = _kernel_counts(launches, launch)
                 continue
             self._recording(ev, index, e.deps if keep else None)
             before = len(candidates)
@@ -378,6 +400,8 @@ class Engine:
             self._check(launch, e.reached, ev, index, rules, launches,
                         {} if keep else callee_cache, candidates)
             e.reported = len(candidates) > before
+            if keep:
+                e.candidates, e.kernel_counts = candidates[before:], _kernel_counts(launches, launch)
         self._recording(ev, index, None)
         for c in candidates:
             if c.launch_path is None:

@@ -16,8 +16,11 @@ names (a block's mentions are every word it contains: a superset). Blocks that m
 (launch wrappers, ``force_*``/``set_*`` calls, CUDA lowerings) changing, drop everything.
 A reused launch keeps the positions of the text it was computed on; they are moved to the
 current text (each block's line shift) only when someone asks for the launches (hovers,
-lenses). Results that produced findings are always recomputed, so every finding's text,
-positions and fixes come from the current text.
+lenses). A reused launch whose rules reported keeps their reports while none of the blocks it
+read moved, no import changed and the module binds the same names (what a report says beyond
+its tracked reads, the module's names for a fix's imports, is then what the current text would
+give); otherwise its rules run again on the current text. Fixes are built from the current
+text either way: a kept report's view is pointed at it.
 
 ``tests/analysis/test_incremental.py`` checks that the results equal a fresh analysis after
 every edit of random edit sequences.
@@ -61,6 +64,15 @@ class Change:
     bound: set[str]
     mentioned: set[str]
     reordered: bool
+    # Module-level names bound by the blocks that went away and by those that came in, and
+    # whether any of them imports: what kept reports may rest on without having read it.
+    bound_before: frozenset[str] = frozenset()
+    bound_after: frozenset[str] = frozenset()
+    imports_touched: bool = False
+
+    @property
+    def same_bindings(self) -> bool:
+        return not self.imports_touched and self.bound_before == self.bound_after
 
 
 def change_between(old_parses: list, new_parses: list) -> Change:
@@ -70,13 +82,24 @@ def change_between(old_parses: list, new_parses: list) -> Change:
     gone = old_set - new_set
     bound: set[str] = set()
     mentioned: set[str] = set()
-    changed = [bp for _, bp in old_parses if id(bp) in gone] + [bp for _, bp in new_parses if id(bp) not in old_set]
-    for bp in changed:
+    went = [bp for _, bp in old_parses if id(bp) in gone]
+    came = [bp for _, bp in new_parses if id(bp) not in old_set]
+    for bp in went + came:
         bound |= bp.bound_names
         mentioned |= bp.mentions
     kept_old = [i for i in old_ids if i in new_set]
     kept_new = [i for i in new_ids if i in old_set]
-    return Change(gone, bound, mentioned, kept_old != kept_new)
+    return Change(gone, bound, mentioned, kept_old != kept_new,
+                  frozenset().union(*(bp.bound_names for bp in went)),
+                  frozenset().union(*(bp.bound_names for bp in came)),
+                  any(_imports(bp) for bp in went + came))
+
+
+def _imports(bp) -> bool:
+    """Whether the block imports at module level."""
+    root = bp.root
+    return root is not None and any(b.kind == "import" for bs in root.bindings.values() for b in bs)
+
 
 
 @dataclass(eq=False)
@@ -119,8 +142,12 @@ class Entry:
     deps: Deps = field(default_factory=Deps)
     layout: Layout | None = None
     # Its rules reported something: when the launch is reused, its rules run again on the
-    # current text (what they read is in ``deps``; positions are the current text's).
+    # current text (what they read is in ``deps``; positions are the current text's), or,
+    # where nothing it read moved and Change.same_bindings holds, their reports are kept.
     reported: bool = False
+    # The rules' reports (engine Candidates), in the positions ``layout`` describes (None: not kept).
+    candidates: list | None = None
+    kernel_counts: tuple = ()  # how often each of its kernels was launched (fixes ask)
 
 
 @dataclass(eq=False)
