@@ -318,3 +318,27 @@ def test_a_reducing_tmem_load_becomes_a_load_and_the_matching_jnp_reduction():
 def test_no_reducing_load_fix_that_would_overwrite_a_name_the_kernel_uses():
     code = tmem_kernel("vals, peak = plgpu.async_load_tmem(acc, reduce='max')", extra="\n    loaded = 1")
     assert fixes_of(code, "PAL103") == {}
+
+
+def test_a_pallas_call_with_mosaic_gpu_params_becomes_plgpu_kernel_only_without_grid_or_specs():
+    def lowered(launch):
+        return HEADER + f"""
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def main():
+    x = jax.ShapeDtypeStruct((128,), jnp.float32)
+    call = {launch}
+    return jax.jit(call).trace(x).lower(lowering_platforms=("cuda",))
+"""
+    code = lowered("pl.pallas_call(kernel, x, compiler_params=plgpu.CompilerParams(approx_math=True))")
+    (fix,) = fixes_of(code, "PAL302").values()
+    assert not fix.safe
+    assert "call = plgpu.kernel(kernel, out_type=x, compiler_params=plgpu.CompilerParams(approx_math=True))\n" \
+        in apply_edits(code, fix.edits)
+    # A grid or block specs mean something else to plgpu.kernel (a mesh; no blocks): no fix.
+    for extra in ("grid=(2,)", "in_specs=[pl.BlockSpec((64,), lambda i: (i,))]", "name='k'"):
+        code = lowered(f"pl.pallas_call(kernel, x, {extra}, compiler_params=plgpu.CompilerParams())")
+        assert fixes_of(code, "PAL302") == {}, extra

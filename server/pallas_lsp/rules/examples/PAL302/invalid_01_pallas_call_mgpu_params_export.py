@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: pl.pallas_call given Mosaic GPU compiler params (from a constant), lowered for CUDA.
 # raises: AssertionError: ^$
+# fix: Launch it with plgpu.kernel, which takes Mosaic GPU compiler params (its operands stay in GMEM)
 # oracle: lower-cuda
 import jax
 import jax.numpy as jnp
