@@ -342,3 +342,46 @@ def main():
     for extra in ("grid=(2,)", "in_specs=[pl.BlockSpec((64,), lambda i: (i,))]", "name='k'"):
         code = lowered(f"pl.pallas_call(kernel, x, {extra}, compiler_params=plgpu.CompilerParams())")
         assert fixes_of(code, "PAL302") == {}, extra
+
+
+BARRIER_TITLE = "Pass the copy a new barrier (plgpu.Barrier() kernel scratch) and wait on it"
+
+
+def copy_kernel(body, scratch="scratch_types=[plgpu.SMEM((128,), jnp.float32)], "):
+    return HEADER + f"""
+
+def stage(src, dst):
+    plgpu.copy_gmem_to_smem(src, dst)
+
+
+def body(x_gmem, o_gmem, x_smem):
+{body}
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(x_smem, o_gmem)
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), {scratch}
+                        interpret=plgpu.InterpretGPUParams())(x)
+"""
+
+
+def test_a_copy_without_barrier_gets_a_new_barrier_scratch_and_a_wait():
+    code = copy_kernel("    plgpu.copy_gmem_to_smem(x_gmem, x_smem, None)  # stage in")
+    fix = fixes_of(code, "PAL101")[BARRIER_TITLE]
+    fixed = apply_edits(code, fix.edits)
+    assert "def body(x_gmem, o_gmem, x_smem, barrier):\n" \
+           "    plgpu.copy_gmem_to_smem(x_gmem, x_smem, barrier=barrier)\n" \
+           "    plgpu.barrier_wait(barrier)  # stage in\n" in fixed
+    assert "scratch_types=[plgpu.SMEM((128,), jnp.float32), plgpu.Barrier()]," in fixed
+    # No scratch list yet: one is added.
+    bare = copy_kernel("    plgpu.copy_gmem_to_smem(x_gmem, x_smem)", scratch="")
+    fixed = apply_edits(bare, fixes_of(bare, "PAL101")[BARRIER_TITLE].edits)
+    assert "scratch_types=[plgpu.Barrier()]" in fixed and "x_smem, barrier):" in fixed
+
+
+def test_no_barrier_fix_where_the_buffer_cannot_be_threaded_through():
+    # In a helper (the barrier would have to be passed down), or with the name taken.
+    assert BARRIER_TITLE not in fixes_of(copy_kernel("    stage(x_gmem, x_smem)"), "PAL101")
+    taken = copy_kernel("    barrier = 1\n    plgpu.copy_gmem_to_smem(x_gmem, x_smem)")
+    assert BARRIER_TITLE not in fixes_of(taken, "PAL101")

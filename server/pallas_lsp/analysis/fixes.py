@@ -289,19 +289,51 @@ def _binding_statement(hit):
 def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool = True) -> Fix | None:
     """Turn ``name = pl.get_global(WHAT)`` in a kernel into kernel scratch: ``WHAT`` goes into the
     launch's scratch list and ``name`` becomes a new last parameter of the kernel. Only where
-    that is unambiguous: the call is in the kernel itself, the kernel has this single launch and
-    plain positional parameters, and the launch's scratch list (if any) is a literal list.
-    The three edits are built with libcst (the statement's comments above it stay, the def's and
-    the list's layout is kept); none is offered unless the edited text parses."""
+    that is unambiguous (:func:`new_scratch_edits`), for a call that is the whole right-hand side
+    of a statement of the kernel's own body (not under an ``if`` or ``with``). The three edits are
+    built with libcst (the statement's comments above it stay, the def's and the list's layout is
+    kept); none is offered unless the edited text parses."""
+    name = _single_target_assignment(hit)
+    if name is None or hit.call.guards or hit.call.withs or len(hit.launch.kernels) != 1 \
+            or hit.launch.kernel.function_def is None or len(hit.launch.kernel.function_def.body) < 2:
+        return None
+    what_node = hit.ev.posarg(hit.call, 0)
+    if what_node is None:
+        return None
+    index = hit.ev.index
+    what = what if what is not None else index.code_of(what_node, hit.call.scope)  # (or a replacement)
+    stmt = _binding_statement(hit)
+    if stmt is None:
+        return None
+    owner = _owner(index, hit.call.scope)
+    try:
+        delete = cst_edits.delete_statement(owner.text, owner.blocks, index.span(stmt, hit.call.scope))
+    except cst_edits.EditFailed:
+        return None
+    got = new_scratch_edits(hit, what, name, also=(delete,), fresh=False)
+    if got is None:
+        return None
+    key, edits = got
+    return Fix(title.format(key=key, what=what), edits, preferred=True, safe=safe)
+
+
+def new_scratch_edits(hit, what: str, name: str, also: tuple[TextEdit, ...] = (), *, fresh: bool = True) \
+        -> tuple[str, tuple[TextEdit, ...]] | None:
+    """(the launch's scratch keyword, edits) that allocate ``what`` as one more kernel scratch
+    buffer: ``what`` appended to the launch's scratch list (or the keyword added) and ``name`` a
+    new last parameter of the kernel, with ``also`` (the edits that use it). Only where that is
+    unambiguous: the hit's call is in the kernel itself, the kernel is a plain def with
+    positional parameters only (none called ``name``, which, ``fresh``, it does not bind
+    either: the statement ``also`` deletes may bind it), launched by this one launch, whose
+    scratch list (if any) is a literal list, all in the hit's module; and where the edited text
+    parses."""
     ev, launch = hit.ev, hit.launch
     index = ev.index
-    name = _single_target_assignment(hit)
-    if name is None or len(launch.kernels) != 1 or hit.reached.scope is not launch.kernel \
-            or hit.call.guards or hit.call.withs:
+    if len(launch.kernels) != 1 or hit.reached.scope is not launch.kernel:
         return None
     kernel = launch.kernel
     fdef = kernel.function_def
-    if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options or len(fdef.body) < 2:
+    if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options:
         return None
     from .contexts import Mode
     from .evaluate import FuncVal
@@ -315,23 +347,18 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
         return None  # partials and wrappers shift parameters: leave to the author
     p = fdef.args
     params = [*p.posonlyargs, *p.args]
-    if p.vararg is not None or p.kwarg is not None or p.kwonlyargs or p.defaults or not params:
+    if p.vararg is not None or p.kwarg is not None or p.kwonlyargs or p.defaults or not params \
+            or (fresh and name in kernel.bindings) or any(a.arg == name for a in params):
         return None
     if launches_of_kernel(hit.view.all_launches, kernel) > 1:
         return None
-    what_node = ev.posarg(hit.call, 0)
-    if what_node is None:
-        return None
-    what = what if what is not None else index.code_of(what_node, hit.call.scope)  # (or a replacement)
-    stmt = _binding_statement(hit)
     owner = _owner(index, hit.call.scope)
-    if stmt is None or _owner(index, kernel) is not owner or _owner(index, launch.site.scope) is not owner:
+    if _owner(index, kernel) is not owner or _owner(index, launch.site.scope) is not owner:
         return None  # (the edits of one fix land in one file)
     key = launch.api.scratch_keyword
     text, blocks = owner.text, owner.blocks
     try:
-        edits = [cst_edits.delete_statement(text, blocks, index.span(stmt, hit.call.scope)),
-                 cst_edits.append_parameter(text, blocks, index.span(fdef, kernel), name)]
+        edits = [*also, cst_edits.append_parameter(text, blocks, index.span(fdef, kernel), name)]
         existing = launch.options.get(key)
         if existing is not None:
             node, scope, _ = existing
@@ -344,4 +371,4 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
         return None
     if not cst_edits.edits_parse(text, blocks, edits):
         return None
-    return Fix(title.format(key=key, what=what), tuple(edits), preferred=True, safe=safe)
+    return key, tuple(edits)

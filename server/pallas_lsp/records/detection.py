@@ -32,7 +32,8 @@ worked example)::
                  | "replaceCallee": "<code>"          # what the call underline.condition found calls
                  | "replaceCall": "<code>"            # the construct's call, {arg:0} / {arg:mask} its arguments
                  | "setInterpretParam": {"name": "...", "value": "<code>"}
-                 | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}}],
+                 | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}
+                 | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -155,14 +156,18 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # interpret params. Values may name modules as `{jax.experimental.pallas.tpu}`: the edit uses
 # the module's own name for it (and imports it where it is not imported). setCompilerParam: a
 # field of the launch's compiler params call, or (no params given) `compiler_params=<params>(...)`.
+# addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
+# passed to the kernel as a new last parameter `name`, and the construct's call replaced by
+# `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee", "replaceCall")
+           "replaceCallee", "replaceCall", "addScratch")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
 # that is a statement (`ref[...] = v`, a decorated def) replaces a call that is a whole
 # statement, its later lines indented as that statement is.
-ARG_PLACEHOLDER = re.compile(r"\{(arg|callWithout):(\d+|[A-Za-z_]\w*)(?:\|([A-Za-z_]\w*))?\}")
+# {call:2|barrier=bar} is the call with that argument passed as `barrier=bar` instead.
+ARG_PLACEHOLDER = re.compile(r"\{(arg|callWithout|call):(\d+|[A-Za-z_]\w*)(?:\|([A-Za-z_]\w*))?(?:=([A-Za-z_]\w*))?\}")
 MAX_TEMPLATE_LINES = 8
 _CODE_RE = re.compile(r"^[A-Z]{2,5}[0-9]{3}$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,63}$")
@@ -217,6 +222,7 @@ class FixSpec:
     # in a run_scoped's arguments), not on the construct's call.
     on_underlined: bool = False
     params: str = ""  # setCompilerParam: the params class to build when the launch has none
+    template: str = ""  # addScratch: what replaces the construct's call
 
 
 @dataclass(frozen=True)
@@ -425,6 +431,15 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
+        if op == "addScratch":
+            if not isinstance(body, dict) or set(body) != {"name", "value", "replaceCall"}:
+                raise DetectionError(f"{w}.{op}", "must be an object with `name`, `value` and `replaceCall`")
+            if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
+                raise DetectionError(f"{w}.{op}.name", "must be a parameter name")
+            out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"),
+                               template=_fix_value(body["replaceCall"], f"{w}.{op}.replaceCall",
+                                                   lines=MAX_TEMPLATE_LINES), **common))
+            continue
         if op == "setCompilerParam":
             if not isinstance(body, dict) or set(body) != {"name", "value", "params"}:
                 raise DetectionError(f"{w}.{op}", "must be an object with `name`, `value` and `params`")
@@ -450,6 +465,11 @@ def _fix_value(value: Any, where: str, lines: int = 1) -> str:
             or value.count("\n") >= lines:
         what = "one line" if lines == 1 else f"at most {lines} lines"
         raise DetectionError(where, f"must be {what} of Python code (at most {200 * lines} characters)")
+    for m in ARG_PLACEHOLDER.finditer(value):
+        if (m.group(1) == "call") != (m.group(4) is not None) or \
+                (m.group(1) == "call" and m.group(3) is None and m.group(2).isdigit()):
+            raise DetectionError(where, f"{m.group()}: {{call:K=name}} (K a keyword, or position|keyword) "
+                                 "is the only placeholder with `=`")
     try:
         code = ARG_PLACEHOLDER.sub("a", _MODULE_NAME_RE.sub("m", value))
         try:

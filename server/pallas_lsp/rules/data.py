@@ -15,7 +15,7 @@ from ..analysis.launches import applied_at
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
 from ..analysis.findings import Fix, TextEdit
-from ..analysis.fixes import MODULE_PLACEHOLDER, add_kwarg, remove_kwarg, value_in_module
+from ..analysis.fixes import MODULE_PLACEHOLDER, add_kwarg, new_scratch_edits, remove_kwarg, value_in_module
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
@@ -545,7 +545,7 @@ def _interpret_param(hit: Hit, name: str) -> Any:
     return hit.ev.const(node, site.scope, hit.ev.order_of(site))
 
 
-def _names_bound(index, value: str) -> bool:
+def _names_bound(index, value: str, own: frozenset[str] = frozenset()) -> bool:
     """Whether every name a fix's value reads is bound at module level (or a builtin), so the
     edit does not leave a NameError (``plgpu.InterpretGPUParams()`` in a file that imports the
     module as ``mgpu``). Module placeholders (``{jax.experimental.pallas.tpu}``) are imported
@@ -558,7 +558,7 @@ def _names_bound(index, value: str) -> bool:
     except SyntaxError:
         return False
     # Names the template binds itself (`(v := load(...), jnp.max(v))`, `def _():`).
-    own = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    own = own | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id != "__module__" and node.id not in own \
                 and node.id not in index.scope.bindings and not hasattr(builtins, node.id):
@@ -601,6 +601,18 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         if text is None:
             return None
         edit = TextEdit(index.span(site.node, site.scope), text)
+    elif spec.op == "addScratch":
+        if not _names_bound(index, spec.template, frozenset({spec.name})) or hit.reached is None:
+            return None
+        template, more = value_in_module(index, spec.template)
+        text = _with_arguments(hit, template)
+        if text is None:
+            return None
+        got = new_scratch_edits(hit, value, spec.name, also=(TextEdit(index.span(site.node, site.scope), text),))
+        if got is None:
+            return None
+        return Fix(spec.title, got[1] + imports + tuple(e for e in more if e not in imports),
+                   preferred=spec.safe, safe=spec.safe)
     elif spec.op == "replaceCallee":
         if underlined is None or index.path_of(underlined.site.scope) != index.path:
             return None
@@ -638,6 +650,12 @@ def _with_arguments(hit: Hit, template: str) -> str | None:
         node = argument(m)
         if m.group(1) == "callWithout":
             return _call_without(hit, node)
+        if m.group(1) == "call":
+            keyword = m.group(3) or m.group(2)
+            if keyword.isdigit() or m.group(4) is None:
+                missing = True  # (validated: {call:K=...} names the keyword to pass)
+                return ""
+            return _call_without(hit, node, f"{keyword}={m.group(4)}")
         if node is None:
             missing = True
             return ""
@@ -672,15 +690,15 @@ def _binds_taken_name(scope, template: str) -> bool:
                for n in ast.walk(tree))
 
 
-def _call_without(hit: Hit, dropped: ast.expr | None) -> str:
-    """The construct's call as written, less the argument ``dropped`` (comments inside the
-    parentheses are not kept)."""
+def _call_without(hit: Hit, dropped: ast.expr | None, extra: str | None = None) -> str:
+    """The construct's call as written, less the argument ``dropped`` and with ``extra``
+    (``barrier=bar``) passed last (comments inside the parentheses are not kept)."""
     call = hit.site.node
-    if dropped is None:
+    if dropped is None and extra is None:
         return hit.code_of(call)
     parts = [hit.code_of(a) for a in call.args if a is not dropped]
     parts += [f"{k.arg}={hit.code_of(k.value)}" for k in call.keywords if k.value is not dropped]
-    return f"{hit.code_of(call.func)}({', '.join(parts)})"
+    return f"{hit.code_of(call.func)}({', '.join(parts + ([extra] if extra else []))})"
 
 
 def _compiler_param_edit(hit: Hit, spec: FixSpec, value: str):

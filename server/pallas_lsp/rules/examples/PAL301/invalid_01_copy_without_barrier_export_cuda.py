@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A Mosaic GPU kernel copying without a barrier, exported for CUDA (Hopper assumed with no GPU present).
 # raises: ValueError: copy_gmem_to_smem without a barrier is only supported on pre-Hopper GPUs
+# fix: Pass the copy a new barrier (plgpu.Barrier() kernel scratch) and wait on it
 # oracle: lower-cuda
 import jax
 import jax.numpy as jnp
