@@ -385,3 +385,33 @@ def test_no_barrier_fix_where_the_buffer_cannot_be_threaded_through():
     assert BARRIER_TITLE not in fixes_of(copy_kernel("    stage(x_gmem, x_smem)"), "PAL101")
     taken = copy_kernel("    barrier = 1\n    plgpu.copy_gmem_to_smem(x_gmem, x_smem)")
     assert BARRIER_TITLE not in fixes_of(taken, "PAL101")
+
+
+def test_a_ref_union_in_pallas_call_scratch_moves_to_plgpu_kernel_scratch_types():
+    def launch(extra):
+        return HEADER + f"""
+
+def kernel(x_ref, o_ref, shared):
+    first, _ = shared
+    first[...] = x_ref[...] + 2.0
+    o_ref[...] = first[...]
+
+
+def run(x):
+    union = plgpu.RefUnion(plgpu.SMEM((64,), jnp.float32), plgpu.SMEM((64,), jnp.float32))
+    return pl.pallas_call(kernel, jax.ShapeDtypeStruct(x.shape, x.dtype), scratch_shapes=[union]{extra})(x)
+
+
+def main(x):
+    with plgpu.force_gpu_interpret_mode():
+        return run(x)
+"""
+    code = launch(", interpret=plgpu.InterpretGPUParams()")
+    (fix,) = fixes_of(code, "PAL109").values()
+    assert "return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), scratch_types=[union], " \
+           "interpret=plgpu.InterpretGPUParams())(x)\n" in apply_edits(code, fix.edits)
+    code = launch("")  # (the mode from the context manager, read when plgpu.kernel is called)
+    (fix,) = fixes_of(code, "PAL109").values()
+    assert "plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), scratch_types=[union])(x)" \
+        in apply_edits(code, fix.edits)
+    assert fixes_of(launch(", grid=(1,)"), "PAL109") == {}

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A RefUnion of two SMEM buffers as pallas_call scratch, GPU interpret params.
 # raises: NotImplementedError: `RefUnion` is not supported as a `pallas_call` scratch shape in interpret mode
+# fix: Launch it with plgpu.kernel, which allocates a RefUnion as kernel scratch (scratch_types=; its operands stay in GMEM)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
