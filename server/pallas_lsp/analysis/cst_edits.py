@@ -394,24 +394,23 @@ def remove_keyword(text: str, blocks: Sequence[Block], call_span: Span, name: st
 
 
 @_bounded
-def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: str) -> TextEdit:
-    """A new last positional parameter ``name`` of the def at ``def_span`` (decorators, comments
-    and a trailing comma kept). Only for defs without ``*args``, keyword-only parameters or
-    ``**kwargs``, where a last positional parameter is the last parameter."""
+def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: str | Sequence[str]) -> TextEdit:
+    """A new last positional parameter ``name`` (or several, in order) of the def at
+    ``def_span`` (decorators, comments and a trailing comma kept). Only for defs without
+    ``*args``, keyword-only parameters or ``**kwargs``, where a last positional parameter is the
+    last parameter."""
     loc = _Located(region_at(text, blocks, def_span.line))
     fdef = loc.find(def_span, (cst.FunctionDef,), start_only=True)
     params = fdef.params
     if not isinstance(params.star_arg, cst.MaybeSentinel) or params.kwonly_params or params.star_kwarg:
         raise EditFailed("the def has *args, keyword-only parameters or **kwargs")
-    new = cst.Param(cst.Name(name))
-    if params.params or not params.posonly_params:
-        items, _ = _append(_Seq(list(params.params), fdef.whitespace_before_params, after="whitespace_after_param"),
-                           new)
-        changed = params.with_changes(params=items)
-    else:  # only positional-only parameters: the new one goes before the "/"
-        items, _ = _append(_Seq(list(params.posonly_params), fdef.whitespace_before_params,
-                                after="whitespace_after_param"), new)
-        changed = params.with_changes(posonly_params=items)
+    positional = bool(params.params or not params.posonly_params)
+    # (Only positional-only parameters: the new ones go before the "/".)
+    items = list(params.params if positional else params.posonly_params)
+    for one in [name] if isinstance(name, str) else name:
+        items, _ = _append(_Seq(items, fdef.whitespace_before_params, after="whitespace_after_param"),
+                           cst.Param(cst.Name(one)))
+    changed = params.with_changes(params=items) if positional else params.with_changes(posonly_params=items)
     edit = loc.replaced(params, changed)
     if edit is None:
         raise EditFailed("nothing changed")
@@ -419,20 +418,22 @@ def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: s
 
 
 @_bounded
-def append_element(text: str, blocks: Sequence[Block], seq_span: Span, code: str) -> TextEdit:
-    """``code`` as a new last element of the list or tuple literal at ``seq_span``."""
+def append_element(text: str, blocks: Sequence[Block], seq_span: Span, code: str | Sequence[str]) -> TextEdit:
+    """``code`` (or several, in order) as new last elements of the list or tuple literal at ``seq_span``."""
     loc = _Located(region_at(text, blocks, seq_span.line))
     node = loc.find(seq_span, (cst.List, cst.Tuple))
-    element = cst.Element(_expression(code))
+    elements = [cst.Element(_expression(c)) for c in ([code] if isinstance(code, str) else code)]
     if isinstance(node, cst.List):
-        seq = _Seq(list(node.elements), node.lbracket.whitespace_after, closer_ws=node.rbracket.whitespace_before)
-        items, closer = _append(seq, element)
+        items, closer = list(node.elements), node.rbracket.whitespace_before
+        for element in elements:
+            items, closer = _append(_Seq(items, node.lbracket.whitespace_after, closer_ws=closer), element)
         new = node.with_changes(elements=items, rbracket=node.rbracket.with_changes(whitespace_before=closer))
     else:
         if not node.lpar:
             raise EditFailed("a tuple without parentheses")
-        seq = _Seq(list(node.elements), node.lpar[0].whitespace_after, closer_ws=node.rpar[-1].whitespace_before)
-        items, closer = _append(seq, element)
+        items, closer = list(node.elements), node.rpar[-1].whitespace_before
+        for element in elements:
+            items, closer = _append(_Seq(items, node.lpar[0].whitespace_after, closer_ws=closer), element)
         if len(items) == 1:  # a one-element tuple needs its comma
             items = [items[0].with_changes(comma=cst.Comma(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE))]
         rpar = [*node.rpar[:-1], node.rpar[-1].with_changes(whitespace_before=closer)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Sequence
 
 from . import api
 from .findings import Finding, Fix, TextEdit
@@ -310,21 +311,21 @@ def move_to_scratch_fix(hit, title: str, what: str | None = None, *, safe: bool 
         delete = cst_edits.delete_statement(owner.text, owner.blocks, index.span(stmt, hit.call.scope))
     except cst_edits.EditFailed:
         return None
-    got = new_scratch_edits(hit, what, name, also=(delete,), fresh=False)
+    got = new_scratch_edits(hit, [(what, name)], also=(delete,), fresh=False)
     if got is None:
         return None
     key, edits = got
     return Fix(title.format(key=key, what=what), edits, preferred=True, safe=safe)
 
 
-def new_scratch_edits(hit, what: str, name: str, also: tuple[TextEdit, ...] = (), *, fresh: bool = True) \
-        -> tuple[str, tuple[TextEdit, ...]] | None:
-    """(the launch's scratch keyword, edits) that allocate ``what`` as one more kernel scratch
-    buffer: ``what`` appended to the launch's scratch list (or the keyword added) and ``name`` a
-    new last parameter of the kernel, with ``also`` (the edits that use it). Only where that is
-    unambiguous: the hit's call is in the kernel itself, the kernel is a plain def with
-    positional parameters only (none called ``name``, which, ``fresh``, it does not bind
-    either: the statement ``also`` deletes may bind it), launched by this one launch, whose
+def new_scratch_edits(hit, buffers: Sequence[tuple[str, str]], also: tuple[TextEdit, ...] = (), *,
+                      fresh: bool = True) -> tuple[str, tuple[TextEdit, ...]] | None:
+    """(the launch's scratch keyword, edits) that allocate more kernel scratch buffers: each
+    ``(what, name)`` of ``buffers`` appended to the launch's scratch list (or the keyword added)
+    and ``name`` a new last parameter of the kernel, with ``also`` (the edits that use them).
+    Only where that is unambiguous: the hit's call is in the kernel itself, the kernel is a
+    plain def with positional parameters only (none called ``name``, which, ``fresh``, it does
+    not bind either: the statement ``also`` deletes may bind it), launched by this one launch, whose
     scratch list (if any) is a literal list, all in the hit's module; and where the edited text
     parses."""
     ev, launch = hit.ev, hit.launch
@@ -347,8 +348,10 @@ def new_scratch_edits(hit, what: str, name: str, also: tuple[TextEdit, ...] = ()
         return None  # partials and wrappers shift parameters: leave to the author
     p = fdef.args
     params = [*p.posonlyargs, *p.args]
+    names = [name for _, name in buffers]
     if p.vararg is not None or p.kwarg is not None or p.kwonlyargs or p.defaults or not params \
-            or (fresh and name in kernel.bindings) or any(a.arg == name for a in params):
+            or len(set(names)) != len(names) or any(a.arg in names for a in params) \
+            or (fresh and any(name in kernel.bindings for name in names)):
         return None
     if launches_of_kernel(hit.view.all_launches, kernel) > 1:
         return None
@@ -358,15 +361,16 @@ def new_scratch_edits(hit, what: str, name: str, also: tuple[TextEdit, ...] = ()
     key = launch.api.scratch_keyword
     text, blocks = owner.text, owner.blocks
     try:
-        edits = [*also, cst_edits.append_parameter(text, blocks, index.span(fdef, kernel), name)]
+        edits = [*also, cst_edits.append_parameter(text, blocks, index.span(fdef, kernel), names)]
+        whats = [what for what, _ in buffers]
         existing = launch.options.get(key)
         if existing is not None:
             node, scope, _ = existing
             if not isinstance(node, (ast.List, ast.Tuple)) or _owner(index, scope) is not owner:
                 return None
-            edits.append(cst_edits.append_element(text, blocks, index.span(node, scope), what))
+            edits.append(cst_edits.append_element(text, blocks, index.span(node, scope), whats))
         else:
-            edits.append(add_kwarg(index, launch.site.node, launch.site.scope, key, f"[{what}]"))
+            edits.append(add_kwarg(index, launch.site.node, launch.site.scope, key, f"[{', '.join(whats)}]"))
     except cst_edits.EditFailed:
         return None
     if not cst_edits.edits_parse(text, blocks, edits):

@@ -33,7 +33,9 @@ worked example)::
                  | "replaceCall": "<code>"            # the construct's call, {arg:0} / {arg:mask} its arguments
                  | "setInterpretParam": {"name": "...", "value": "<code>"}
                  | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}
-                 | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}}],
+                 | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}
+                 | "transposeIntoScratch": {"name": "{src}_t"}
+                 | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -159,8 +161,11 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
 # passed to the kernel as a new last parameter `name`, and the construct's call replaced by
 # `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
+# transposeIntoScratch / reduceInScratch (rules/scratch_fixes.py): a TMA store to a transposed
+# view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
+# buffer's name).
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee", "replaceCall", "addScratch")
+           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -430,6 +435,15 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         if op in ("replaceCallee", "replaceCall"):
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
+            continue
+        if op in ("transposeIntoScratch", "reduceInScratch"):
+            fields = {"name"} if op == "transposeIntoScratch" else {"name", "barrier"}
+            if not isinstance(body, dict) or set(body) != fields:
+                raise DetectionError(f"{w}.{op}", f"must be an object with {' and '.join(f'`{x}`' for x in sorted(fields))}")
+            for key in sorted(fields):
+                if not isinstance(body[key], str) or not _IDENT_RE.match(body[key].replace("{src}", "src")):
+                    raise DetectionError(f"{w}.{op}.{key}", "must be a parameter name ({src}: the source buffer's)")
+            out.append(FixSpec(title, op, body["name"], body.get("barrier", ""), **common))
             continue
         if op == "addScratch":
             if not isinstance(body, dict) or set(body) != {"name", "value", "replaceCall"}:

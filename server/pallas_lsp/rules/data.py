@@ -20,6 +20,7 @@ from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
 from ..records.detection import ARG_PLACEHOLDER, ArgRef, Condition, Detection, FixSpec, _short
+from .scratch_fixes import reduce_in_scratch, transpose_into_scratch
 
 _MODES = {
     "interpret": Mode.INTERPRET, "tpu-interpret": Mode.TPU_INTERPRET, "gpu-interpret": Mode.GPU_INTERPRET,
@@ -568,6 +569,10 @@ def _names_bound(index, value: str, own: frozenset[str] = frozenset()) -> bool:
 
 def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | None:
     index = hit.index
+    if spec.op == "transposeIntoScratch":
+        return transpose_into_scratch(hit, spec.title, spec.name, spec.safe)
+    if spec.op == "reduceInScratch":
+        return reduce_in_scratch(hit, spec.title, spec.name, spec.value, spec.safe)
     if spec.op != "removeKeyword" and not _names_bound(index, spec.value):
         return None
     value, imports = value_in_module(index, spec.value)
@@ -608,7 +613,7 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         text = _with_arguments(hit, template)
         if text is None:
             return None
-        got = new_scratch_edits(hit, value, spec.name, also=(TextEdit(index.span(site.node, site.scope), text),))
+        got = new_scratch_edits(hit, [(value, spec.name)], also=(TextEdit(index.span(site.node, site.scope), text),))
         if got is None:
             return None
         return Fix(spec.title, got[1] + imports + tuple(e for e in more if e not in imports),

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A TMA reduce-store (reduction_op="add") in GPU interpret mode; it fails in the host callback at run time.
 # raises: JaxRuntimeError: reduction_op not supported
+# fix: Reduce in SMEM instead: read the destination into a new buffer, reduce there, store plainly (not atomic across blocks)
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu

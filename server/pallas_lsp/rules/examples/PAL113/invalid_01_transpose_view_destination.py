@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: The destination is a .transpose((1, 0)) view bound to a name first; GPU interpret params.
 # raises: JaxRuntimeError: Transposed TMA destination not supported
+# fix: Transpose in SMEM first (a new buffer of the transposed shape) and store that to the untransposed ref
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
