@@ -35,7 +35,8 @@ worked example)::
                  | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}
                  | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}
                  | "transposeIntoScratch": {"name": "{src}_t"}
-                 | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}}],
+                 | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
+                 | "makeGridStatic": true}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -161,11 +162,14 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
 # passed to the kernel as a new last parameter `name`, and the construct's call replaced by
 # `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
-# transposeIntoScratch / reduceInScratch (rules/scratch_fixes.py): a TMA store to a transposed
+# makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry that
+# is not a Python int made one (static_argnames of the jax.jit tracing it, or jnp.int32(n) -> n);
+# "{what}" in the title says which edit. transposeIntoScratch / reduceInScratch
+# (rules/scratch_fixes.py): a TMA store to a transposed
 # view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
 # buffer's name).
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch")
+           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -435,6 +439,11 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         if op in ("replaceCallee", "replaceCall"):
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
+            continue
+        if op == "makeGridStatic":
+            if body is not True:
+                raise DetectionError(f"{w}.{op}", "must be true")
+            out.append(FixSpec(title, op, "", **common))
             continue
         if op in ("transposeIntoScratch", "reduceInScratch"):
             fields = {"name"} if op == "transposeIntoScratch" else {"name", "barrier"}

@@ -573,6 +573,8 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         return transpose_into_scratch(hit, spec.title, spec.name, spec.safe)
     if spec.op == "reduceInScratch":
         return reduce_in_scratch(hit, spec.title, spec.name, spec.value, spec.safe)
+    if spec.op == "makeGridStatic":
+        return _grid_made_static(hit, spec)
     if spec.op != "removeKeyword" and not _names_bound(index, spec.value):
         return None
     value, imports = value_in_module(index, spec.value)
@@ -630,6 +632,26 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
     if edit is None:
         return None
     return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
+
+
+def _grid_made_static(hit: Hit, spec: FixSpec) -> Fix | None:
+    """PAL004's edits for the launch's first grid entry that is not a Python int: the traced
+    parameter made static in its jax.jit, or a ``jnp.int32(n)`` of a static ``n`` unwrapped."""
+    from dataclasses import replace
+
+    from .dynamic_grid_gpu_interpret import StaticEvaluator, grid_entries, static_argnames_fix, unwrap_fix
+
+    if hit.index.path_of(hit.launch.site.scope) != hit.index.path:
+        return None
+    se = StaticEvaluator(hit.ev)
+    for node, scope, order in grid_entries(hit.ev, hit.launch):
+        st = se.of(node, scope, order)
+        if st.kind == "dynamic":
+            fix = static_argnames_fix(hit.ev, st) or unwrap_fix(hit.ev, se, st, node)
+            if fix is None:
+                return None
+            return replace(fix, title=spec.title.replace("{what}", fix.title), preferred=spec.safe, safe=spec.safe)
+    return None
 
 
 def _with_arguments(hit: Hit, template: str) -> str | None:

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: The grid bound is an argument jax.jit traces; jax.jvp of the launch then has a dynamic grid.
 # raises: NotImplementedError: interpret with dynamic grid bounds unsupported
+# fix: Make `steps` static: add it to static_argnames of jax.jit (a static grid has no dynamic bounds to differentiate)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
