@@ -415,3 +415,57 @@ def main(x):
     assert "plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), scratch_types=[union])(x)" \
         in apply_edits(code, fix.edits)
     assert fixes_of(launch(", grid=(1,)"), "PAL109") == {}
+
+
+ABSTRACT_TITLE = "Lower under an abstract CUDA device (jax.sharding.use_abstract_mesh naming an H100): no GPU needed"
+
+
+def triton_lowering(statement):
+    return HEADER + f"""
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def main():
+    x = jax.ShapeDtypeStruct((128,), jnp.float32)
+    call = pl.pallas_call(kernel, out_shape=x)
+    {statement}
+    return x
+"""
+
+
+def test_a_triton_lowering_for_cuda_is_put_under_an_abstract_gpu_only_when_lowered_not_exported():
+    code = triton_lowering('lowered = jax.jit(call).trace(x).lower(\n        lowering_platforms=("cuda",))  # lower')
+    fix = fixes_of(code, "PAL403")[ABSTRACT_TITLE]
+    fixed = apply_edits(code, fix.edits)
+    assert ('    with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((1,), ("x",), abstract_device='
+            'jax.sharding.AbstractDevice(device_kind="NVIDIA H100 80GB HBM3", num_cores=None, platform="cuda"))):\n'
+            '        lowered = jax.jit(call).trace(x).lower(\n'
+            '            lowering_platforms=("cuda",))  # lower\n    return x\n') in fixed
+    # Exported, Triton's custom calls then cannot be serialized: no fix; nor for a statement
+    # sharing its line, or spanned by a string that indenting would change.
+    for statement in ('exported = jax.export.export(jax.jit(call), platforms=["cuda"])(x)',
+                      'n = 1; lowered = jax.jit(call).trace(x).lower(lowering_platforms=("cuda",))',
+                      'lowered = (jax.jit(call).trace(x).lower(lowering_platforms=("cuda",)), """a\nb""")'):
+        assert fixes_of(triton_lowering(statement), "PAL403") == {}, statement
+
+
+def test_a_closed_over_ref_loses_its_memory_space_only_with_interpret_true():
+    def closing(interpret):
+        return HEADER + f"""
+
+@jax.jit
+def offset(x):
+    base = jax.new_ref(jnp.zeros((8, 128), jnp.float32), memory_space=pltpu.SMEM)
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + base[...]
+
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret={interpret})(x)
+"""
+    code = closing("True")
+    (fix,) = fixes_of(code, "PAL513").values()
+    assert "base = jax.new_ref(jnp.zeros((8, 128), jnp.float32))\n" in apply_edits(code, fix.edits)
+    # TPU interpret params put a Ref without a memory space in ANY, which a kernel may not read.
+    assert fixes_of(closing("pltpu.InterpretParams()"), "PAL513") == {}

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext, ParamVal
-from ..analysis.findings import Related
+from ..analysis.findings import Fix, Related
+from ..analysis.fixes import remove_kwarg
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
@@ -172,6 +173,23 @@ class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
                               f"{ref.space}. Use pl.kernel instead.",
                     f"`{ref_name(ref)}` is a Ref in {ref.space.upper()} closed over by a `pl.pallas_call` kernel")
         return None
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        # A Ref without a memory space ran clean with interpret=True; TPU interpret params then
+        # put it in ANY, which a kernel may not read directly (the oracle: get_p ... HBM or ANY).
+        if hit.context.mode != Mode.INTERPRET:
+            return []
+        for ref in closed_over_refs(hit):
+            if ref.space is None:
+                continue
+            made = ref.made.site
+            if hit.index.path_of(made.scope) != hit.index.path:
+                return []
+            edit = remove_kwarg(hit.index, made.node, made.scope, "memory_space")
+            return [] if edit is None else [Fix(
+                f"Make `{ref_name(ref)}` without a memory space (pallas_call accepts closing over such a Ref)",
+                (edit,), preferred=True, safe=False)]
+        return []
 
 
 def ref_name(ref: ClosedRef) -> str:

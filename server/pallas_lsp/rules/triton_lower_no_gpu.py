@@ -1,13 +1,21 @@
 """PAL403: a Triton ``pl.pallas_call`` lowered for CUDA on a host without a GPU."""
 from __future__ import annotations
 
+import ast
+
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.findings import Related
+from ..analysis.findings import Fix, Related, TextEdit
+from ..analysis.fixes import value_in_module
+from ..analysis.module import Span
 from ..analysis.rule_api import Hit, Report
 from .base import PythonRule
 
 USE_ABSTRACT_MESH = "jax.sharding.use_abstract_mesh"
+# The GPU the fix names (what KINDS.md's clean run named): any CUDA device kind Triton knows works.
+ABSTRACT_GPU = ('{jax}.sharding.use_abstract_mesh({jax}.sharding.AbstractMesh((1,), ("x",), abstract_device='
+                '{jax}.sharding.AbstractDevice(device_kind="NVIDIA H100 80GB HBM3", num_cores=None, platform="cuda")))')
+FIX_TITLE = "Lower under an abstract CUDA device (jax.sharding.use_abstract_mesh naming an H100): no GPU needed"
 ERROR = ("RuntimeError: No supported GPU devices found, please specify an abstract GPU device using "
          "AbstractDevice. See jax.sharding.use_abstract_mesh method for example.")
 
@@ -48,12 +56,72 @@ class TritonLoweredForCudaWithoutGpu(PythonRule):
                       related=(Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope),
                                        "the Triton launch it lowers"),))
 
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        lowering = hit.context.evidence[0] if hit.context.evidence else None
+        site = _lowering_call(hit, lowering.span) if lowering is not None else None
+        fix = _wrapped_in_abstract_mesh(hit, site) if site is not None else None
+        return [fix] if fix is not None else []
+
 
 def _lowering_call(hit: Hit, platforms):
     """The ``.lower(...)`` / ``export(...)`` call whose platforms argument is at ``platforms``."""
     for cs in hit.index.calls_to(("lower", "export")):
         if hit.index.span(cs.node, cs.scope).contains(platforms.line, platforms.col):
             return cs
+    return None
+
+
+def _wrapped_in_abstract_mesh(hit: Hit, site) -> Fix | None:
+    """The simple statement holding the lowering call, put inside ``with
+    jax.sharding.use_abstract_mesh(...)`` (its lines indented one level more). Not offered for a
+    statement whose lines a string spans (indenting would change the string) or that shares its
+    line with another statement."""
+    index = hit.index
+    if index.path_of(site.scope) != index.path or site.callee_last != "lower":
+        # (Exported, it then fails on Triton's custom calls, which jax.export cannot serialize.)
+        return None
+    stmt = _statement_of(site)
+    if stmt is None or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
+                                         ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)):
+        return None
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
+           for n in ast.walk(stmt)) or any(isinstance(n, ast.JoinedStr) and n.lineno != n.end_lineno
+                                           for n in ast.walk(stmt)):
+        return None
+    span = index.span(stmt, site.scope)
+    lines = index.lines()
+    first = lines[span.line - 1]
+    indent = first[:span.col]
+    if indent.strip() or lines[span.end_line - 1][span.end_col:].strip(" \t;").split("#")[0].strip():
+        return None
+    unit = "    " if "\t" not in indent else "\t"
+    header, imports = value_in_module(index, ABSTRACT_GPU)
+    # (One edit at the first line's start: two inserts at one place would have no order.)
+    edits = [TextEdit(Span(span.line, 0, span.line, 0), f"{indent}with {header}:\n{unit}")]
+    edits += [TextEdit(Span(line, 0, line, 0), unit) for line in range(span.line + 1, span.end_line + 1)
+              if lines[line - 1].strip()]
+    return Fix(FIX_TITLE, tuple(edits) + imports, preferred=True, safe=False)
+
+
+def _statement_of(site) -> ast.stmt | None:
+    """The statement of the call's own function (or module) that holds the call."""
+    body = getattr(site.scope.node, "body", None) if site.scope.node is not None else None
+    if body is None:
+        return None
+    call = site.node
+    todo = list(body) if isinstance(body, list) else []
+    while todo:
+        stmt = todo.pop(0)
+        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
+            continue
+        inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(stmt, field, []) or []
+                 if isinstance(s, ast.stmt)] + [s for h in getattr(stmt, "handlers", []) for s in h.body]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        holding = [s for s in inner if s.lineno <= call.lineno <= (s.end_lineno or s.lineno)]
+        if not holding:
+            return stmt
+        todo = holding
     return None
 
 

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A pallas_call without compiler params lowered for cuda is a Triton kernel; without a GPU it cannot lower.
 # raises: RuntimeError: No supported GPU devices found, please specify an abstract GPU device using AbstractDevice\.
+# fix: Lower under an abstract CUDA device (jax.sharding.use_abstract_mesh naming an H100): no GPU needed
 # oracle: lower-cuda
 import jax
 import jax.numpy as jnp

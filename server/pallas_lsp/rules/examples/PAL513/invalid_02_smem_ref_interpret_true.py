@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A Ref in SMEM closed over with interpret=True.
 # raises: NotImplementedError: pallas_call does not support closing over Refs in memory space smem\. Use pl\.kernel instead\.
+# fix: Make `base` without a memory space (pallas_call accepts closing over such a Ref)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
