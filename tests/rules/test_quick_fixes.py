@@ -469,3 +469,44 @@ def offset(x):
     assert "base = jax.new_ref(jnp.zeros((8, 128), jnp.float32))\n" in apply_edits(code, fix.edits)
     # TPU interpret params put a Ref without a memory space in ANY, which a kernel may not read.
     assert fixes_of(closing("pltpu.InterpretParams()"), "PAL513") == {}
+
+
+EXTEND_TITLE = "Extend the interpret-mode `with` block over the calls that read the mode after it"
+
+
+def ctx_program(main_body):
+    return HEADER + f"""
+
+def body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+def main(x):
+{main_body}
+
+if __name__ == "__main__":
+    main(jnp.ones((128,), jnp.float32))
+"""
+
+
+def test_the_interpret_block_is_extended_over_the_reads_right_after_it():
+    code = ctx_program("    with plgpu.force_gpu_interpret_mode():\n"
+                       "        twice = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
+                       "    # keep\n    y = twice(x)\n\n    return twice(y)\n")
+    fixed = apply_edits(code, fixes_of(code, "PAL511")[EXTEND_TITLE].edits)
+    assert ("    with plgpu.force_gpu_interpret_mode():\n"
+            "        twice = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
+            "        # keep\n        y = twice(x)\n\n        return twice(y)\n") in fixed
+
+
+def test_no_extended_block_where_other_statements_or_strings_would_move_in():
+    # A statement between that does not read the launch would run interpreted too; a string
+    # spanning the lines to move would change.
+    between = ctx_program("    with plgpu.force_gpu_interpret_mode():\n"
+                          "        twice = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
+                          "    z = jnp.sin(x)\n    return twice(z)\n")
+    assert EXTEND_TITLE not in fixes_of(between, "PAL511")
+    spanned = ctx_program("    with plgpu.force_gpu_interpret_mode():\n"
+                          "        twice = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
+                          '    return twice(x), """a\nb"""\n')
+    assert EXTEND_TITLE not in fixes_of(spanned, "PAL511")

@@ -376,3 +376,49 @@ def new_scratch_edits(hit, buffers: Sequence[tuple[str, str]], also: tuple[TextE
     if not cst_edits.edits_parse(text, blocks, edits):
         return None
     return key, tuple(edits)
+
+
+def statement_of(site) -> ast.stmt | None:
+    """The statement of the call's own function (or module) that holds the call."""
+    body = getattr(site.scope.node, "body", None) if site.scope.node is not None else None
+    if body is None:
+        return None
+    call = site.node
+    todo = list(body) if isinstance(body, list) else []
+    while todo:
+        stmt = todo.pop(0)
+        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
+            continue
+        inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(stmt, field, []) or []
+                 if isinstance(s, ast.stmt)] + [s for h in getattr(stmt, "handlers", []) for s in h.body]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        holding = [s for s in inner if s.lineno <= call.lineno <= (s.end_lineno or s.lineno)]
+        if not holding:
+            return stmt
+        todo = holding
+    return None
+
+
+def siblings_of(site, stmt: ast.stmt) -> list[ast.stmt] | None:
+    """The statement list (a function's or block's body) that holds ``stmt``, in the call's scope."""
+    root = site.scope.node
+    todo = [getattr(root, "body", None)]
+    while todo:
+        body = todo.pop()
+        if not isinstance(body, list):
+            continue
+        if any(s is stmt for s in body):
+            return body
+        for s in body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            todo += [getattr(s, f, None) for f in ("body", "orelse", "finalbody")]
+            todo += [h.body for h in getattr(s, "handlers", [])]
+    return None
+
+
+def spans_a_string(stmt: ast.AST) -> bool:
+    """Whether a string literal in the statement spans lines (re-indenting them would change it)."""
+    return any(isinstance(n, (ast.Constant, ast.JoinedStr)) and getattr(n, "lineno", 0) != getattr(n, "end_lineno", 0)
+               and (not isinstance(n, ast.Constant) or isinstance(n.value, (str, bytes))) for n in ast.walk(stmt))

@@ -36,7 +36,7 @@ worked example)::
                  | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}
                  | "transposeIntoScratch": {"name": "{src}_t"}
                  | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
-                 | "makeGridStatic": true}],
+                 | "makeGridStatic": true | "extendContext": true}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -162,14 +162,16 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
 # passed to the kernel as a new last parameter `name`, and the construct's call replaced by
 # `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
-# makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry that
+# extendContext: true (rules/context_fixes.py): the force_* block a launch's read escapes extended
+# over the statements right after it that hold the reads. makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry that
 # is not a Python int made one (static_argnames of the jax.jit tracing it, or jnp.int32(n) -> n);
 # "{what}" in the title says which edit. transposeIntoScratch / reduceInScratch
 # (rules/scratch_fixes.py): a TMA store to a transposed
 # view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
 # buffer's name).
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic")
+           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
+           "extendContext")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -440,7 +442,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
-        if op == "makeGridStatic":
+        if op in ("makeGridStatic", "extendContext"):
             if body is not True:
                 raise DetectionError(f"{w}.{op}", "must be true")
             out.append(FixSpec(title, op, "", **common))

@@ -6,7 +6,7 @@ import ast
 from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.findings import Fix, Related, TextEdit
-from ..analysis.fixes import value_in_module
+from ..analysis.fixes import spans_a_string, statement_of, value_in_module
 from ..analysis.module import Span
 from ..analysis.rule_api import Hit, Report
 from .base import PythonRule
@@ -80,13 +80,11 @@ def _wrapped_in_abstract_mesh(hit: Hit, site) -> Fix | None:
     if index.path_of(site.scope) != index.path or site.callee_last != "lower":
         # (Exported, it then fails on Triton's custom calls, which jax.export cannot serialize.)
         return None
-    stmt = _statement_of(site)
+    stmt = statement_of(site)
     if stmt is None or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
                                          ast.While, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)):
         return None
-    if any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
-           for n in ast.walk(stmt)) or any(isinstance(n, ast.JoinedStr) and n.lineno != n.end_lineno
-                                           for n in ast.walk(stmt)):
+    if spans_a_string(stmt):
         return None
     span = index.span(stmt, site.scope)
     lines = index.lines()
@@ -101,28 +99,6 @@ def _wrapped_in_abstract_mesh(hit: Hit, site) -> Fix | None:
     edits += [TextEdit(Span(line, 0, line, 0), unit) for line in range(span.line + 1, span.end_line + 1)
               if lines[line - 1].strip()]
     return Fix(FIX_TITLE, tuple(edits) + imports, preferred=True, safe=False)
-
-
-def _statement_of(site) -> ast.stmt | None:
-    """The statement of the call's own function (or module) that holds the call."""
-    body = getattr(site.scope.node, "body", None) if site.scope.node is not None else None
-    if body is None:
-        return None
-    call = site.node
-    todo = list(body) if isinstance(body, list) else []
-    while todo:
-        stmt = todo.pop(0)
-        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
-            continue
-        inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(stmt, field, []) or []
-                 if isinstance(s, ast.stmt)] + [s for h in getattr(stmt, "handlers", []) for s in h.body]
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return None
-        holding = [s for s in inner if s.lineno <= call.lineno <= (s.end_lineno or s.lineno)]
-        if not holding:
-            return stmt
-        todo = holding
-    return None
 
 
 def _under_abstract_mesh(hit: Hit, site) -> bool:

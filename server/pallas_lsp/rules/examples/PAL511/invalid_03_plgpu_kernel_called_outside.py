@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: plgpu.kernel reads the setting when it is called: built inside the context, called outside it.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
+# fix: Extend the interpret-mode `with` block over the calls that read the mode after it
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu

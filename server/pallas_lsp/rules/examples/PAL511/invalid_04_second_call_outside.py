@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: The jitted launcher's first call runs in the context; the second, outside it, is traced again and compiled.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
+# fix: Extend the interpret-mode `with` block over the calls that read the mode after it
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,0 +1,101 @@
+"""PAL511's fix: the ``with force_*_interpret_mode():`` block extended over the calls it misses.
+
+A launch reads its interpret setting when it is built (``pl.pallas_call``, ``pl.kernel``) or
+when it is called (``plgpu.kernel``). Where the read that escapes the context manager is in a
+statement right after the ``with`` block (a ``plgpu.kernel`` built inside and called just
+after, or a jitted launcher's second call), moving those statements into the block is what ran
+clean under jax 0.12 (KINDS.md). A build that happened before the block (read when built) is
+not moved: it may serve other code.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..analysis.findings import Fix, TextEdit
+from ..analysis.fixes import siblings_of, spans_a_string, statement_of
+from ..analysis.launches import applied_at
+from ..analysis.module import Span
+from ..analysis.rule_api import Hit
+from ..analysis.scopes import CallSite
+
+_SETTER_NAMES = ("force_gpu_interpret_mode", "force_tpu_interpret_mode")
+
+
+def extend_context(hit: Hit, title: str, safe: bool) -> Fix | None:
+    """The statements after the ``with`` up to the last one holding a read of the launch that
+    the block misses, indented into it. None unless the block and those reads are in one
+    statement list of the hit's module, each of those statements holding a read."""
+    index, ctx = hit.index, hit.context
+    span = ctx.host_span
+    if span is None or index.path_of(hit.launch.site.scope) != index.path:
+        return None
+    marked = _call_at(hit, span)
+    if marked is None:
+        return None
+    stmt = statement_of(marked)
+    if stmt is None:
+        return None
+    body = siblings_of(marked, stmt)
+    if body is None:
+        return None
+    at = next(i for i, s in enumerate(body) if s is stmt)
+    if isinstance(stmt, ast.With) and _is_setter_with(stmt):
+        # The setter's own block misses the reads: those after it, applications of a launch
+        # read when called.
+        block, first = stmt, at + 1
+        if hit.launch.api.reads_mode_at != "call":
+            return None
+        reads = [cs.node for cs in applied_at(hit.ev, hit.launch) if cs.scope is marked.scope]
+        last = max((i for i in range(first, len(body)) if any(_holds(body[i], n) for n in reads)), default=None)
+    else:
+        # A read that escapes: the statement holding it, after the setter's block.
+        block = next((body[i] for i in range(at - 1, -1, -1) if isinstance(body[i], ast.With)
+                      and _is_setter_with(body[i])), None)
+        if block is None:
+            return None
+        first, last = body.index(block) + 1, at
+        reads = [marked.node]
+    if last is None or last < first or not block.body:
+        return None
+    moved = body[first:last + 1]
+    # Only statements that read the launch's mode move: another statement moved in would run
+    # its own launches interpreted too.
+    if any(spans_a_string(s) or not any(_holds(s, n) for n in reads) for s in moved):
+        return None
+    scope = marked.scope
+    outer = index.span(block, scope).col
+    inner = index.span(block.body[0], scope).col
+    unit = " " * (inner - outer) if inner > outer else None
+    lines = index.lines()
+    start = index.span(block, scope).end_line + 1  # (comments between the block and them move too)
+    end = index.span(moved[-1], scope).end_line
+    if unit is None or any(lines[i - 1].strip() and not lines[i - 1].startswith(" " * outer)
+                           for i in range(start, end + 1)):
+        return None
+    edits = tuple(TextEdit(Span(i, 0, i, 0), unit) for i in range(start, end + 1) if lines[i - 1].strip())
+    return Fix(title, edits, preferred=safe, safe=safe)
+
+
+def _call_at(hit: Hit, span: Span) -> CallSite | None:
+    index = hit.index
+    for _, bp in index.parses:
+        if bp.root is None:
+            continue
+        for s in bp.scopes():
+            for cs in s.calls:
+                if index.path_of(s) == index.path and index.span(cs.node, s) == span:
+                    return cs
+    return None
+
+
+def _is_setter_with(stmt: ast.With) -> bool:
+    for item in stmt.items:
+        func = getattr(item.context_expr, "func", None)
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in _SETTER_NAMES:
+            return True
+    return False
+
+
+def _holds(stmt: ast.stmt, node: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(stmt))
