@@ -124,6 +124,8 @@ BAD = [
      "record.record.detection.fixes[0].setCompilerParam", "`name`, `value` and `params`"),
     (_with(fixes=[{"title": "t", "replaceCall": "{arg:0}[...] = ("}]),
      "record.record.detection.fixes[0].replaceCall", "is not a Python expression"),
+    (_with(fixes=[{"title": "t", "removeKeyword": "decrement", "unlessKernelCalls": "pl.semaphore_wait"}]),
+     "record.record.detection.fixes[0].unlessKernelCalls", "list of public API names"),
     (_with(fixes=[{"title": "t", "replaceCall": "{call:barrier}"}]),
      "record.record.detection.fixes[0].replaceCall", "the only placeholder with `=`"),
     (_with(fixes=[{"title": "t", "replaceCall": "{arg:0=x}"}]),

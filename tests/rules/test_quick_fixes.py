@@ -510,3 +510,29 @@ def test_no_extended_block_where_other_statements_or_strings_would_move_in():
                           "        twice = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
                           '    return twice(x), """a\nb"""\n')
     assert EXTEND_TITLE not in fixes_of(spanned, "PAL511")
+
+
+def test_a_peeking_wait_is_made_to_consume_only_when_no_other_wait_would_then_block():
+    def waits(helper_wait):
+        return HEADER + f"""
+
+def peek(sem):
+    pl.semaphore_wait(sem, 1, decrement=False)
+
+
+def kernel(x_ref, o_ref, sem):
+    pl.semaphore_signal(sem, 1)
+    peek(sem)
+{helper_wait}    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret=pltpu.InterpretParams())(x)
+"""
+    title = "Wait with decrement=True (the wait then consumes the value)"
+    code = waits("")
+    assert "pl.semaphore_wait(sem, 1)\n" in apply_edits(code, fixes_of(code, "PAL201")[title].edits)
+    # A wait after the peek: consuming the signal in the peek would leave that one blocked (the
+    # oracle saw the fixed program hang).
+    assert title not in fixes_of(waits("    pl.semaphore_wait(sem, 1)\n"), "PAL201")

@@ -25,7 +25,7 @@ worked example)::
                    | {"condition": <i>[, "argument": <argument>]},
       "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
       "headline": "<template>",   # default "`{label}` cannot run in {context}"
-      "fixes": [{"title": "...", "safe": true|false, "unlessTransformedBy": [...],
+      "fixes": [{"title": "...", "safe": true|false, "unlessTransformedBy": [...], "unlessKernelCalls": [<API>, ...],
                  "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
                  | "setLaunchKeyword": {"name": "...", "value": "<code>"}  # on the launch's call
                  | "removeKeyword": "<name>"
@@ -232,6 +232,9 @@ class FixSpec:
     # The edit is on the call the underline condition found (a keyword of ``plgpu.ClusterBarrier(...)``
     # in a run_scoped's arguments), not on the construct's call.
     on_underlined: bool = False
+    # Not offered where the kernel reaches another call of these APIs (a wait made to consume
+    # its signal would leave a later wait on it blocked for good).
+    unless_kernel_calls: tuple[str, ...] = ()
     params: str = ""  # setCompilerParam: the params class to build when the launch has none
     template: str = ""  # addScratch: what replaces the construct's call
 
@@ -415,7 +418,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
         unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "whenTransformedBy", "when",
-                                           "onUnderlined"}
+                                           "onUnderlined", "unlessKernelCalls"}
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -429,8 +432,11 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         on_underlined = f.get("onUnderlined", False)
         if not isinstance(on_underlined, bool) or (on_underlined and ops[0] not in ("setKeyword", "removeKeyword")):
             raise DetectionError(f"{w}.onUnderlined", "must be true or false, with setKeyword or removeKeyword")
+        calls = f.get("unlessKernelCalls", [])
+        if not isinstance(calls, list) or not all(isinstance(a, str) and _API_RE.match(a) for a in calls):
+            raise DetectionError(f"{w}.unlessKernelCalls", "must be a list of public API names")
         common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by,
-                      on_underlined=on_underlined)
+                      on_underlined=on_underlined, unless_kernel_calls=tuple(calls))
         op = ops[0]
         body = f[op]
         if op == "removeKeyword":

@@ -146,6 +146,8 @@ class DataRule(Rule):
             wanted = frozenset(spec.when_transformed_by)
             if not any(x.matches(wanted) for x in ((t,) if t is not None else hit.launch.transforms)):
                 return False
+        if spec.unless_kernel_calls and _kernel_calls_again(hit, spec.unless_kernel_calls):
+            return False
         order = hit.ev.order_of(hit.site)
         return all(_holds(hit, hit.site, order, c, launch=hit.kind == "launch") for c in spec.when)
 
@@ -635,6 +637,21 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
     if edit is None:
         return None
     return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
+
+
+def _kernel_calls_again(hit: Hit, apis: tuple[str, ...]) -> bool:
+    """Whether a function the kernel reaches calls one of ``apis`` other than at the hit's call."""
+    wanted = {api.canonical(a) for a in apis}
+    lasts = {a.rpartition(".")[2] for a in wanted}
+    ev = hit.ev
+    for r in hit.view.reached:
+        for cs in r.scope.calls:
+            if cs is hit.site or cs.callee_last not in lasts:
+                continue
+            name = ev.ext_name(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
+            if name is not None and api.canonical(name) in wanted:
+                return True
+    return False
 
 
 def _grid_made_static(hit: Hit, spec: FixSpec) -> Fix | None:
