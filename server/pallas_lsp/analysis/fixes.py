@@ -422,3 +422,26 @@ def spans_a_string(stmt: ast.AST) -> bool:
     """Whether a string literal in the statement spans lines (re-indenting them would change it)."""
     return any(isinstance(n, (ast.Constant, ast.JoinedStr)) and getattr(n, "lineno", 0) != getattr(n, "end_lineno", 0)
                and (not isinstance(n, ast.Constant) or isinstance(n.value, (str, bytes))) for n in ast.walk(stmt))
+
+
+def call_text(index: ModuleIndex, site, first: Sequence[str] = (), drop: Sequence[ast.AST] = (),
+              extra: Sequence[str] = ()) -> str:
+    """A call rebuilt from its parts as written: its callee, then ``first``, its arguments less
+    the nodes ``drop`` (keywords by name), then ``extra`` (``barrier=bar``). Comments inside the
+    parentheses are not kept."""
+    call = site.node
+    code = index.code_of
+    parts = [*first, *(code(a, site.scope) for a in call.args if not any(a is d for d in drop))]
+    parts += [f"{k.arg}={code(k.value, site.scope)}" for k in call.keywords if not any(k.value is d for d in drop)]
+    return f"{code(call.func, site.scope)}({', '.join([*parts, *extra])})"
+
+
+def statement_indent(site) -> str | None:
+    """The indentation of a call that is a whole statement on its own line (its result
+    dropped, nothing before it on the line): what later lines of statements replacing it get.
+    None otherwise (``x = 1; store(...)``: a decorated def cannot follow on that line)."""
+    if site.use != "expr":
+        return None
+    bp = site.scope.block
+    indent = bp.line(site.node.lineno)[:bp.col(site.node.lineno, site.node.col_offset)]
+    return None if indent.strip() else indent

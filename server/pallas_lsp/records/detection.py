@@ -162,13 +162,15 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 # addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
 # passed to the kernel as a new last parameter `name`, and the construct's call replaced by
 # `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
-# extendContext: true (rules/context_fixes.py): the force_* block a launch's read escapes extended
-# over the statements right after it that hold the reads. makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry that
-# is not a Python int made one (static_argnames of the jax.jit tracing it, or jnp.int32(n) -> n);
-# "{what}" in the title says which edit. transposeIntoScratch / reduceInScratch
-# (rules/scratch_fixes.py): a TMA store to a transposed
-# view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
-# buffer's name).
+# Ops done in Python, for what a template cannot say:
+# * transposeIntoScratch / reduceInScratch (rules/scratch_fixes.py): a TMA store to a transposed
+#   view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
+#   buffer's name);
+# * makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry
+#   that is not a Python int made one (static_argnames of the jax.jit tracing it, or
+#   jnp.int32(n) -> n); "{what}" in the title says which edit;
+# * extendContext: true (rules/context_fixes.py): the force_* block a launch's read escapes,
+#   extended over the statements right after it that hold the reads.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
            "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
            "extendContext")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analysis import api
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import siblings_of, spans_a_string, statement_of
 from ..analysis.launches import applied_at
@@ -18,7 +19,7 @@ from ..analysis.module import Span
 from ..analysis.rule_api import Hit
 from ..analysis.scopes import CallSite
 
-_SETTER_NAMES = ("force_gpu_interpret_mode", "force_tpu_interpret_mode")
+_SETTERS = (api.FORCE_GPU_INTERPRET, api.FORCE_TPU_INTERPRET)
 
 
 def extend_context(hit: Hit, title: str, safe: bool) -> Fix | None:
@@ -39,18 +40,19 @@ def extend_context(hit: Hit, title: str, safe: bool) -> Fix | None:
     if body is None:
         return None
     at = next(i for i, s in enumerate(body) if s is stmt)
-    if isinstance(stmt, ast.With) and _is_setter_with(stmt):
+    scope = marked.scope
+    if isinstance(stmt, ast.With) and _is_setter_with(hit, stmt, scope):
         # The setter's own block misses the reads: those after it, applications of a launch
         # read when called.
         block, first = stmt, at + 1
         if hit.launch.api.reads_mode_at != "call":
             return None
-        reads = [cs.node for cs in applied_at(hit.ev, hit.launch) if cs.scope is marked.scope]
+        reads = [cs.node for cs in applied_at(hit.ev, hit.launch) if cs.scope is scope]
         last = max((i for i in range(first, len(body)) if any(_holds(body[i], n) for n in reads)), default=None)
     else:
         # A read that escapes: the statement holding it, after the setter's block.
         block = next((body[i] for i in range(at - 1, -1, -1) if isinstance(body[i], ast.With)
-                      and _is_setter_with(body[i])), None)
+                      and _is_setter_with(hit, body[i], scope)), None)
         if block is None:
             return None
         first, last = body.index(block) + 1, at
@@ -62,7 +64,6 @@ def extend_context(hit: Hit, title: str, safe: bool) -> Fix | None:
     # its own launches interpreted too.
     if any(spans_a_string(s) or not any(_holds(s, n) for n in reads) for s in moved):
         return None
-    scope = marked.scope
     outer = index.span(block, scope).col
     inner = index.span(block.body[0], scope).col
     unit = " " * (inner - outer) if inner > outer else None
@@ -88,11 +89,12 @@ def _call_at(hit: Hit, span: Span) -> CallSite | None:
     return None
 
 
-def _is_setter_with(stmt: ast.With) -> bool:
+def _is_setter_with(hit: Hit, stmt: ast.With, scope) -> bool:
+    """Whether the ``with`` enters ``plgpu.force_gpu_interpret_mode()`` / ``pltpu.force_tpu_interpret_mode()``."""
+    ev = hit.ev
     for item in stmt.items:
         func = getattr(item.context_expr, "func", None)
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name in _SETTER_NAMES:
+        if func is not None and api.canonical(ev.ext_name(ev.value(func, scope)) or "") in _SETTERS:
             return True
     return False
 

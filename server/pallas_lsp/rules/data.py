@@ -8,6 +8,7 @@ hovers, quick fixes and ``explain`` for it without writing Python.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any, Iterable
 
 from ..analysis import api, shapes
@@ -15,7 +16,8 @@ from ..analysis.launches import applied_at
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
 from ..analysis.findings import Fix, TextEdit
-from ..analysis.fixes import MODULE_PLACEHOLDER, add_kwarg, new_scratch_edits, remove_kwarg, value_in_module
+from ..analysis.fixes import (MODULE_PLACEHOLDER, add_kwarg, call_text, new_scratch_edits, remove_kwarg,
+                              statement_indent, value_in_module)
 from ..analysis.rule_api import NOT_KNOWN, Hit, Report, Rule
 from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
@@ -556,13 +558,11 @@ def _names_bound(index, value: str, own: frozenset[str] = frozenset()) -> bool:
     by the fix itself."""
     import builtins
 
-    code = ARG_PLACEHOLDER.sub("__module__", MODULE_PLACEHOLDER.sub("__module__", value))
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    tree = _template_tree(value)
+    if tree is None:
         return False
     # Names the template binds itself (`(v := load(...), jnp.max(v))`, `def _():`).
-    own = own | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    own = own | _names_stored(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id != "__module__" and node.id not in own \
                 and node.id not in index.scope.bindings and not hasattr(builtins, node.id):
@@ -696,13 +696,10 @@ def _with_arguments(hit: Hit, template: str) -> str | None:
         nonlocal missing
         node = argument(m)
         if m.group(1) == "callWithout":
-            return _call_without(hit, node)
-        if m.group(1) == "call":
-            keyword = m.group(3) or m.group(2)
-            if keyword.isdigit() or m.group(4) is None:
-                missing = True  # (validated: {call:K=...} names the keyword to pass)
-                return ""
-            return _call_without(hit, node, f"{keyword}={m.group(4)}")
+            return call_text(hit.index, site, drop=[node] if node is not None else [])
+        if m.group(1) == "call":  # ({call:K=name}: validated to name the keyword it passes)
+            return call_text(hit.index, site, drop=[node] if node is not None else [],
+                             extra=[f"{m.group(3) or m.group(2)}={m.group(4)}"])
         if node is None:
             missing = True
             return ""
@@ -716,36 +713,27 @@ def _with_arguments(hit: Hit, template: str) -> str | None:
         return text
     except SyntaxError:
         pass  # a statement
-    if site.use != "expr":
+    indent = statement_indent(site)
+    return None if indent is None else text.replace("\n", "\n" + indent)
+
+
+@functools.lru_cache(maxsize=256)
+def _template_tree(value: str) -> ast.Module | None:
+    """A fix value or template parsed, its placeholders read as names (None: it does not parse)."""
+    try:
+        return ast.parse(ARG_PLACEHOLDER.sub("__module__", MODULE_PLACEHOLDER.sub("__module__", value)))
+    except SyntaxError:
         return None
-    bp = site.scope.block
-    line = bp.line(site.node.lineno)
-    indent = line[:bp.col(site.node.lineno, site.node.col_offset)]
-    if indent.strip():
-        return None  # (`x = 1; store(...)`: a decorated def cannot follow on that line)
-    return text.replace("\n", "\n" + indent)
+
+
+def _names_stored(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _binds_taken_name(scope, template: str) -> bool:
     """Whether the template binds a name (a walrus target) the call's function already uses."""
-    code = ARG_PLACEHOLDER.sub("__module__", MODULE_PLACEHOLDER.sub("__module__", template))
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return True
-    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in scope.bindings
-               for n in ast.walk(tree))
-
-
-def _call_without(hit: Hit, dropped: ast.expr | None, extra: str | None = None) -> str:
-    """The construct's call as written, less the argument ``dropped`` and with ``extra``
-    (``barrier=bar``) passed last (comments inside the parentheses are not kept)."""
-    call = hit.site.node
-    if dropped is None and extra is None:
-        return hit.code_of(call)
-    parts = [hit.code_of(a) for a in call.args if a is not dropped]
-    parts += [f"{k.arg}={hit.code_of(k.value)}" for k in call.keywords if k.value is not dropped]
-    return f"{hit.code_of(call.func)}({', '.join(parts + ([extra] if extra else []))})"
+    tree = _template_tree(template)
+    return tree is None or not _names_stored(tree).isdisjoint(scope.bindings)
 
 
 def _compiler_param_edit(hit: Hit, spec: FixSpec, value: str):

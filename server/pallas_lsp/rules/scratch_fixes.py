@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..analysis import api
 from ..analysis.evaluate import CallVal, TupleVal
 from ..analysis.findings import Fix, TextEdit
-from ..analysis.fixes import new_scratch_edits, value_in_module
+from ..analysis.fixes import call_text, new_scratch_edits, statement_indent, value_in_module
 from ..analysis.launches import kernel_operand_params
 from ..analysis.rule_api import Hit
 
@@ -93,22 +93,10 @@ def _untransposed(hit: Hit, node: ast.AST | None) -> ast.AST | None:
     return None
 
 
-def _other_arguments(hit: Hit, dropped: set[str], positions: int) -> list[str]:
-    """The store's arguments past the first ``positions``, by keyword, less ``dropped``."""
-    call = hit.site.node
-    out = [hit.code_of(a) for a in call.args[positions:]]
-    out += [f"{k.arg}={hit.code_of(k.value)}" for k in call.keywords if k.arg not in dropped]
-    return out
-
-
-def _indented(hit: Hit, lines: list[str]) -> str | None:
-    """The statements, to replace the store call, on its own line (its indentation for the later ones)."""
-    site = hit.site
-    if site.use != "expr":
-        return None
-    bp = site.scope.block
-    indent = bp.line(site.node.lineno)[:bp.col(site.node.lineno, site.node.col_offset)]
-    return None if indent.strip() else ("\n" + indent).join(lines)
+def _statements(hit: Hit, lines: list[str]) -> str | None:
+    """The statements, to replace the store call, when it is a statement on its own line."""
+    indent = statement_indent(hit.site)
+    return None if indent is None else ("\n" + indent).join(lines)
 
 
 def _fresh(hit: Hit, wanted: str) -> str:
@@ -133,10 +121,8 @@ def transpose_into_scratch(hit: Hit, title: str, name: str, safe: bool) -> Fix |
     plgpu, imports = value_in_module(index, PLGPU)
     smem_code = index.code_of(src.entry.func, hit.launch.options[hit.launch.api.scratch_keyword][1])
     what = f"{smem_code}(({src.shape[1]}, {src.shape[0]}), {src.dtype})"
-    store = hit.code_of(hit.site.node.func)
-    rest = _other_arguments(hit, {"src", "dst"}, 2)
-    text = _indented(hit, [f"{new}[...] = {src.name}[...].T", f"{plgpu}.commit_smem()",
-                           f"{store}({', '.join([new, hit.code_of(base)] + rest)})"])
+    store = call_text(index, hit.site, first=[new, hit.code_of(base)], drop=[ev.posarg(hit.site, 0), dst])
+    text = _statements(hit, [f"{new}[...] = {src.name}[...].T", f"{plgpu}.commit_smem()", store])
     if text is None:
         return None
     got = new_scratch_edits(hit, [(what, new)], also=(TextEdit(hit.span, text),))
@@ -163,11 +149,9 @@ def reduce_in_scratch(hit: Hit, title: str, name: str, barrier: str, safe: bool)
     reduced, imports = value_in_module(index, REDUCTIONS[op].replace("{acc}", acc).replace("{src}", src.name))
     plgpu, more = value_in_module(index, PLGPU)
     dst_code = hit.code_of(dst)
-    store = hit.code_of(call.func)
-    rest = _other_arguments(hit, {"src", "dst", "reduction_op"}, 2)
-    text = _indented(hit, [f"{plgpu}.copy_gmem_to_smem({dst_code}, {acc}, {bar})", f"{plgpu}.barrier_wait({bar})",
-                           f"{acc}[...] = {reduced}", f"{plgpu}.commit_smem()",
-                           f"{store}({', '.join([acc, dst_code] + rest)})"])
+    store = call_text(index, hit.site, first=[acc, dst_code], drop=[ev.posarg(hit.site, 0), dst, op_node])
+    text = _statements(hit, [f"{plgpu}.copy_gmem_to_smem({dst_code}, {acc}, {bar})", f"{plgpu}.barrier_wait({bar})",
+                             f"{acc}[...] = {reduced}", f"{plgpu}.commit_smem()", store])
     if text is None:
         return None
     got = new_scratch_edits(hit, [(what, acc), (f"{plgpu}.Barrier()", bar)], also=(TextEdit(hit.span, text),))
