@@ -197,3 +197,62 @@ def test_a_module_that_does_not_concern_pallas_is_not_analysed(tmp_path, monkeyp
     (tmp_path / "tools/plain.py").write_text("from pkg import launch\n\nlaunch(None, interpret=True)\n")
     program.forget(str(tmp_path / "tools/plain.py"))
     assert program.concerns_pallas(str(tmp_path / "tools/plain.py"))  # (now a caller)
+
+
+HUB = '''\
+from pkg.kernels import launch
+
+HEADS = 8
+
+
+def attend(x, interpret=False):
+    return launch(x, interpret=interpret)
+'''
+
+MODEL = '''\
+from functools import partial
+from hub import HEADS
+
+
+class Model{i}:
+    kernel = None  # (a word, not a launch)
+
+    def __call__(self, x):
+        return partial(sum, [x] * HEADS)()
+'''
+
+DEBUG = '''\
+from hub import attend
+
+
+def debug(x):
+    return attend(x, interpret=True)
+'''
+
+
+def test_a_one_file_check_of_a_hub_indexes_only_what_can_launch_or_decides_a_mode(tmp_path, monkeypatch):
+    """A module that many others import (maxtext's attention_op.py: 80 of them): checking it alone
+    indexes the modules that can launch and the callers a launch's analysis asks for, not every
+    importer; and it says what the whole-tree check says."""
+    monkeypatch.setenv("PALLAS_LSP_NO_CACHE", "1")
+    _render(tmp_path, {"default": "False", "helper": "signal_semaphore", "callers": [],
+                       "plain_imports_kernels": False, "extra_plain": 0})
+    _write(tmp_path, "hub.py", HUB)
+    for i in range(12):
+        _write(tmp_path, f"models/model_{i}.py", MODEL.format(i=i))
+    from pallas_lsp.checker import Checker
+    from pallas_lsp.rules import default_engine
+
+    checker = Checker(default_engine())
+    checker.workspace(tmp_path)
+    found = checker.check_file(tmp_path / "pkg/helpers.py")
+    assert not found  # (no caller launches it in interpret mode)
+    indexed = {Path(p).relative_to(tmp_path).as_posix() for p in checker.program._modules}
+    assert not any(p.startswith("models/") for p in indexed), indexed
+    assert "pkg/kernels.py" in indexed
+
+    # A module that launches nothing but decides the mode is still read, as a caller.
+    _write(tmp_path, "tools/debug.py", DEBUG)
+    one = [x for x in _check(str(tmp_path / "pkg/helpers.py")) if x[0] == "helpers.py"]
+    whole = [x for x in _full(tmp_path, monkeypatch) if x[0] == "helpers.py"]
+    assert one == whole and any(x[3] == "PAL001" for x in one), (one, whole)

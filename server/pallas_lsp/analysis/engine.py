@@ -236,7 +236,9 @@ class Engine:
         rules = self._active(select, ignore)
         units = [path]
         for p in program.importers_of(path) + sorted(program.imports_with_packages(path)):
-            if p not in units and program.concerns_pallas(p):  # (the others launch and reach nothing)
+            # A module that cannot launch adds no candidates of its own: it is read only where
+            # a launch's analysis asks for it (a caller deciding a mode), and never indexed else.
+            if p not in units and program.concerns_pallas(p) and program.can_launch(p):
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)

@@ -426,6 +426,7 @@ class Evaluator:
                     if r is not None and r.path == self.index.path and r.name == target.name:
                         names.add(name)
                 if names:
+                    out[imp].update(names)  # (what the __init__ binds it to: a caller may use those)
                     todo.append((imp, names, level + 1))
         return out
 
@@ -709,7 +710,14 @@ class Evaluator:
             self.deps.read(target)
         out = self.local_callers(target, self.aliases_of(target))
         if self.program is not None and self.index.path and target.kind == "function":
-            for path, reexported in self._workspace_importers(target).items():
+            importers = self._workspace_importers(target)
+            # Every way to reach the function names it, or a name a package re-exports it as, in
+            # the text (its import, an attribute, an alias's binding): a module that names none
+            # of them cannot call it, and is not indexed.
+            words = {target.name}.union(*importers.values())
+            for path, reexported in importers.items():
+                if not self.program.mentions(path, words):  # type: ignore[attr-defined]
+                    continue
                 ev = self.program.evaluator(path)  # type: ignore[attr-defined]
                 if ev is None or ev is self:
                     continue

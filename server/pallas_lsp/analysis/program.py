@@ -270,6 +270,13 @@ class Program:
     def text(self, path: str) -> str | None:
         return self._read(path)
 
+    def mentions(self, path: str, words: set[str]) -> bool:
+        """Whether a module's text contains any of ``words`` (anywhere, even in a longer word:
+        a cheap test before indexing it). The analysis depends on the text (as on its facts)."""
+        self.note(os.path.abspath(path))
+        text = self._read(path)
+        return text is None or any(w in text for w in words)
+
     def load(self, path: str) -> tuple[ModuleIndex, object] | None:
         """The index and evaluator of a module's current text."""
         from .evaluate import Evaluator
@@ -911,6 +918,20 @@ class Program:
             return True  # (beyond the workspace walk: analysed as before)
         return path in self.relevant()
 
+    def can_launch(self, path: str) -> bool:
+        """Whether a module's own code can build a launch (the seeds of :meth:`relevant`): it
+        names ``pallas_call`` or ``core_map``, or a ``.kernel`` or ``kernel`` where that can be
+        Pallas's (it, or a module it imports, imports Pallas). A module for which this is False
+        gives the rules nothing of its own; it may still decide the mode of a launch elsewhere,
+        and that launch's analysis reads it as a caller. Always True with ``prune`` off."""
+        if not self.prune:
+            return True
+        facts = self.facts(path) or NO_FACTS  # (a file that cannot be read launches nothing)
+        if facts.launch_words == "launch":
+            return True
+        return bool(facts.launch_words) and (facts.mentions_pallas or any(
+            (self.facts(t) or NO_FACTS).mentions_pallas for t in self.imports_of(path)))
+
     def text_concerns_pallas(self, path: str, text: str) -> bool:
         """:meth:`concerns_pallas` for a text the workspace walk does not list (a notebook's
         joined cells): it can launch, or it imports a module that concerns Pallas."""
@@ -935,8 +956,7 @@ class Program:
                 files = {os.path.abspath(f) for f in self.files()}
                 facts = {f: self.facts(f) or NO_FACTS for f in files}
                 pallas = {f for f in files if facts[f].mentions_pallas}
-                seeds = {f for f in files if facts[f].launch_words == "launch" or (facts[f].launch_words
-                         and (f in pallas or any(t in pallas for t in self.imports_of(f))))}
+                seeds = {f for f in files if self.can_launch(f)}
                 # Callers: modules that import a Pallas module (launchers, wrappers, tests).
                 callers = _reach(graph, seeds, RELEVANCE_DEPTH)
                 forward = {f: self.imports_of(f) for f in self._imports}
