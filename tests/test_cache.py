@@ -96,3 +96,52 @@ def test_a_damaged_cache_file_is_a_miss(tmp_path, monkeypatch):
     cache = CheckCache.open(root / ".pallas-lsp-cache", root)
     cache.file.write_bytes(b"\x00garbage")
     assert [f["code"] for f in _check(str(root))[0]] == ["PAL001"]
+
+
+def test_import_edges_are_kept_and_dropped_when_the_layout_changes(tmp_path, monkeypatch):
+    """A second run takes each module's import edges from the cache (no import is resolved
+    again); a new file or an edited package __init__ (where imports land, what is re-exported)
+    makes every edge be worked out again, and the findings follow the new layout."""
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    launcher = KERNEL.replace("interpret=True", "interpret=interpret").replace(
+        "def add_one(x):", "def add_one(x, interpret=False):")
+    assert "def add_one(x, interpret=False)" in launcher and "interpret=interpret" in launcher
+    (root / "pkg" / "impl.py").write_text(launcher)
+    (root / "pkg" / "__init__.py").write_text("")
+    caller = "from pkg import {name}\n\n{name}(None, interpret=True)\n"
+    from pallas_lsp.analysis import program as P
+
+    resolved: list[str] = []
+    real = P.Program._fact_targets
+
+    def counting(self, from_path, fact, depth):
+        resolved.append(from_path)
+        return real(self, from_path, fact, depth)
+
+    monkeypatch.setattr(P.Program, "_fact_targets", counting)
+    _check(str(root))
+    assert resolved
+    resolved.clear()
+    _check(str(root))
+    assert not resolved  # (every edge from the cache)
+    # A new module: the layout changed, edges are resolved again.
+    (root / "run.py").write_text(caller.format(name="impl"))
+    _check(str(root))
+    assert resolved
+    resolved.clear()
+    # `from pkg import launch` lands where the __init__ takes `launch` from: first a plain
+    # module, then (the __init__ edited) the launcher. A kept edge would still lead to the
+    # plain module, and the launcher's caller would be missed.
+    (root / "pkg" / "plain.py").write_text("def launch(x, interpret=False):\n    return x\n")
+    (root / "pkg" / "__init__.py").write_text("from .plain import launch\n")
+    (root / "run.py").write_text(caller.format(name="launch"))
+    before, _ = _check(str(root))
+    resolved.clear()
+    (root / "pkg" / "__init__.py").write_text("from .impl import add_one as launch\n")
+    after, _ = _check(str(root))
+    assert resolved
+    fresh, _ = _check("--no-cache", str(root))
+    assert after == fresh and after != before

@@ -97,6 +97,10 @@ class CheckCache:
         self.tool = tool
         self.facts: dict[str, list] = {}
         self.results: dict[str, dict] = {}
+        # Import edges: {"layout": Program.layout_key(), "by_path": {path: [content hash, targets]}}
+        # (one layout at a time: a file created, deleted or an __init__ edited starts afresh).
+        self.edges: dict = {}
+        self._hashes: dict[int, tuple[str, str]] = {}  # id(text) -> (text, its hash): hashed once a run
         self.changed = False
         self.hits = self.misses = 0
 
@@ -131,16 +135,19 @@ class CheckCache:
             return
         if not isinstance(data, dict) or data.get("tool") != self.tool:
             return
-        facts, results = data.get("facts"), data.get("results")
+        facts, results, edges = data.get("facts"), data.get("results"), data.get("edges", {})
         if isinstance(facts, dict) and isinstance(results, dict):
             self.facts, self.results = facts, results
+            if isinstance(edges, dict) and isinstance(edges.get("by_path"), dict):
+                self.edges = edges
 
     def save(self) -> None:
         """Write the cache (when anything changed), atomically; a folder that cannot be written
         is not an error (the next run just works the results out again)."""
         if not self.changed:
             return
-        body = json.dumps({"tool": self.tool, "facts": self.facts, "results": self.results},
+        body = json.dumps({"tool": self.tool, "facts": self.facts, "results": self.results,
+                           "edges": self.edges},
                           separators=(",", ":")).encode()
         folder = self.file.parent
         try:
@@ -159,9 +166,17 @@ class CheckCache:
             except (OSError, NameError):
                 pass
 
+    def _hash(self, text: str) -> str:
+        hit = self._hashes.get(id(text))
+        if hit is not None and hit[0] is text:
+            return hit[1]
+        h = content_hash(text)
+        self._hashes[id(text)] = (text, h)
+        return h
+
     # --- facts (analysis.program.FactsStore) -------------------------------------------------------
     def get(self, text: str) -> FileFacts | None:
-        raw = self.facts.get(content_hash(text))
+        raw = self.facts.get(self._hash(text))
         if not isinstance(raw, list) or len(raw) != 3:
             return None
         try:
@@ -171,8 +186,24 @@ class CheckCache:
             return None
 
     def put(self, text: str, facts: FileFacts) -> None:
-        self.facts[content_hash(text)] = [[i.to_json() for i in facts.imports], facts.mentions_pallas,
+        self.facts[self._hash(text)] = [[i.to_json() for i in facts.imports], facts.mentions_pallas,
                                           facts.launch_words]
+        self.changed = True
+
+    # --- import edges (analysis.program.FactsStore) ------------------------------------------------
+    def get_edges(self, layout: str, path: str, text: str) -> set[str] | None:
+        if self.edges.get("layout") != layout:
+            return None
+        raw = self.edges["by_path"].get(path)
+        if not (isinstance(raw, list) and len(raw) == 2 and raw[0] == self._hash(text)
+                and isinstance(raw[1], list) and all(isinstance(t, str) for t in raw[1])):
+            return None
+        return set(raw[1])
+
+    def put_edges(self, layout: str, path: str, text: str, targets: set[str]) -> None:
+        if self.edges.get("layout") != layout:
+            self.edges = {"layout": layout, "by_path": {}}
+        self.edges["by_path"][path] = [self._hash(text), sorted(targets)]
         self.changed = True
 
     # --- results ---------------------------------------------------------------------------------

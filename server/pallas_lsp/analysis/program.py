@@ -13,6 +13,7 @@ chains and caller searches stop at fixed depths, and what was not followed is no
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import stat
@@ -173,11 +174,16 @@ def file_facts(text: str) -> FileFacts:
 
 
 class FactsStore(Protocol):
-    """Facts by module text, kept across runs (``check``'s on-disk cache)."""
+    """Facts by module text, kept across runs (``check``'s on-disk cache); and each module's
+    import edges, by its text and the workspace's layout (:meth:`Program.layout_key`)."""
 
     def get(self, text: str) -> FileFacts | None: ...
 
     def put(self, text: str, facts: FileFacts) -> None: ...
+
+    def get_edges(self, layout: str, path: str, text: str) -> set[str] | None: ...
+
+    def put_edges(self, layout: str, path: str, text: str, targets: set[str]) -> None: ...
 
 
 def _reach(graph: dict[str, set[str]], seeds: set[str], depth: int) -> set[str]:
@@ -231,6 +237,7 @@ class Program:
         self._imports: dict[str, tuple[FileFacts, set[str]]] = {}  # path -> (facts, imported workspace paths)
         self._facts: dict[str, tuple[str, FileFacts]] = {}  # path -> (text, its facts)
         self.facts_store = facts_store  # facts by content, kept across runs (``check``'s cache)
+        self._layout: str | None = None  # layout_key(), once worked out ("" when it may not be used)
         self._importers_map: dict[str, set[str]] | None = None  # module -> modules importing it
         self._relevant: frozenset[str] | None = None  # modules that concern Pallas (concerns_pallas)
         self._known: tuple | None = None  # (files(), the same as a set of absolute paths)
@@ -385,6 +392,7 @@ class Program:
             self._stale_imports.add(path)
             self._facts.pop(path, None)
             self._relevant = None
+            self._layout = ""  # (kept edges describe the texts on disk at the start: not any more)
 
     def files_changed(self) -> None:
         """Files were created or deleted: the module list and every resolution may differ."""
@@ -395,6 +403,7 @@ class Program:
                 cache.clear()
             self._importers_map = None
             self._relevant = None
+            self._layout = ""
             self._imports.clear()
             self._facts.clear()
             self._resolved.clear()
@@ -779,12 +788,39 @@ class Program:
         cached = self._imports.get(path)
         if cached is not None and cached[0] is facts:
             return cached[1]
+        store, layout = self.facts_store, self.layout_key()
+        text = self._facts[path][0]  # (None for facts seeded by -j's parent: no store there)
+        if text is None:
+            store = None
+        got = store.get_edges(layout, path, text) if store is not None and layout else None
+        if got is not None:
+            self._set_imports(path, facts, got)
+            return got
         out: set[str] = set()
         for fact in facts.imports:
             out |= self._fact_targets(path, fact, 0)
         out.discard(path)
+        if store is not None and layout:
+            store.put_edges(layout, path, text, out)  # type: ignore[arg-type]
         self._set_imports(path, facts, out)
         return out
+
+    def layout_key(self) -> str | None:
+        """What every module's import edges depend on besides its own text, for the on-disk
+        cache: the workspace root, its Python files (where a module name leads) and the texts of
+        its package ``__init__``s (what they re-export). None without a facts store, or once
+        the workspace has changed during this run (the server's program: nothing is kept)."""
+        if self.facts_store is None or not hasattr(self.facts_store, "get_edges") or self.root is None:
+            return None
+        if self._layout is None:
+            h = hashlib.blake2b(str(self.root).encode("utf-8", "surrogatepass"), digest_size=16)
+            for f in sorted(os.path.abspath(f) for f in self.files()):
+                h.update(f.encode("utf-8", "surrogatepass") + b"\0")
+                if os.path.basename(f) == "__init__.py":
+                    h.update(hashlib.blake2b((self._read(f) or "").encode("utf-8", "surrogatepass"),
+                                             digest_size=16).digest())
+            self._layout = h.hexdigest()
+        return self._layout or None
 
     def _fact_targets(self, from_path: str, fact: ImportFact, depth: int) -> set[str]:
         """The workspace files an import statement runs or takes names from."""
