@@ -536,3 +536,33 @@ def run(x):
     # A wait after the peek: consuming the signal in the peek would leave that one blocked (the
     # oracle saw the fixed program hang).
     assert title not in fixes_of(waits("    pl.semaphore_wait(sem, 1)\n"), "PAL201")
+
+
+CLOSED_OVER = HEADER + """
+
+@jax.jit
+def bump(x):
+    table = jax.new_ref(jnp.zeros(x.shape, x.dtype))
+
+    def kernel(x_ref, o_ref):
+{body}
+
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          interpret=plgpu.InterpretGPUParams()){applied}
+"""
+
+
+def test_a_closed_over_ref_is_passed_as_an_input_only_where_the_kernel_just_reads_it():
+    reads = "        o_ref[...] = x_ref[...] + table[...]"
+    code = CLOSED_OVER.format(body=reads, applied="(x)")
+    (fix,) = fixes_of(code, "PAL512").values()
+    fixed = apply_edits(code, fix.edits)
+    assert "def kernel(x_ref, table, o_ref):" in fixed and "interpret=plgpu.InterpretGPUParams())(x, table[...])" in fixed
+    assert not fix.safe
+    # A kernel that writes the Ref (or hands it to a helper that may): its value alone would lose
+    # the write, so nothing is offered.
+    for body in ("        table[...] = x_ref[...]\n        o_ref[...] = table[...]",
+                 "        pl.store(table, (slice(None),), x_ref[...])\n        o_ref[...] = table[...]"):
+        assert not fixes_of(CLOSED_OVER.format(body=body, applied="(x)"), "PAL512")
+    # A launch not applied at once to positional inputs: where the input goes is not this edit's.
+    assert not fixes_of(CLOSED_OVER.format(body=reads, applied=""), "PAL512")

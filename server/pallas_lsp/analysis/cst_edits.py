@@ -418,6 +418,43 @@ def append_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: s
 
 
 @_bounded
+def insert_parameter(text: str, blocks: Sequence[Block], def_span: Span, name: str, at: int) -> TextEdit:
+    """A new positional parameter ``name`` before the ``at``-th of the def at ``def_span`` (its
+    comma and layout copied from its neighbour: one a line stays one a line); at the end:
+    :func:`append_parameter`. Only for defs with plain positional parameters."""
+    loc = _Located(region_at(text, blocks, def_span.line))
+    fdef = loc.find(def_span, (cst.FunctionDef,), start_only=True)
+    params = fdef.params
+    if not isinstance(params.star_arg, cst.MaybeSentinel) or params.kwonly_params or params.star_kwarg \
+            or params.posonly_params:
+        raise EditFailed("the def has more than plain positional parameters")
+    items = list(params.params)
+    if not 0 <= at <= len(items):
+        raise EditFailed("no such parameter position")
+    if at == len(items):
+        return append_parameter(text, blocks, def_span, name)
+    like = items[at - 1] if at > 0 else items[at]
+    comma = like.comma if isinstance(like.comma, cst.Comma) else cst.Comma(whitespace_after=_ONE_SPACE)
+    items.insert(at, cst.Param(cst.Name(name), comma=comma))
+    edit = loc.replaced(params, params.with_changes(params=items))
+    if edit is None:
+        raise EditFailed("nothing changed")
+    return edit
+
+
+@_bounded
+def append_argument(text: str, blocks: Sequence[Block], call_span: Span, code: str) -> TextEdit:
+    """``code`` as a new last positional argument of the call at ``call_span``, which has only
+    positional arguments (none starred)."""
+    loc = _Located(region_at(text, blocks, call_span.line))
+    call = loc.find(call_span, (cst.Call,))
+    if any(a.keyword is not None or a.star for a in call.args):
+        raise EditFailed("the call has keyword or starred arguments")
+    args, _ = _append(_call_seq(call), cst.Arg(value=_expression(code)))
+    return loc.replaced(call, call.with_changes(args=args))
+
+
+@_bounded
 def append_element(text: str, blocks: Sequence[Block], seq_span: Span, code: str | Sequence[str]) -> TextEdit:
     """``code`` (or several, in order) as new last elements of the list or tuple literal at ``seq_span``."""
     loc = _Located(region_at(text, blocks, seq_span.line))

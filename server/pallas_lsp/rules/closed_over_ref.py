@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Ext, ParamVal
+from ..analysis import cst_edits
+from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal
 from ..analysis.findings import Fix, Related
-from ..analysis.fixes import remove_kwarg
+from ..analysis.fixes import launches_of_kernel, remove_kwarg
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
@@ -147,6 +148,77 @@ class GpuInterpretClosedOverRef(_ClosedOverRefRule):
         return self.report(hit, refs[0], "TypeError: _pallas_call_state_discharge_rule() got an unexpected keyword "
                                          "argument 'kernel_arg_transforms'",
                            f"`{ref_name(refs[0])}` is a Ref closed over by a GPU-interpreted `pl.pallas_call` kernel")
+
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        refs = closed_over_refs(hit)
+        fix = pass_as_operand_fix(hit, refs[0]) if refs else None
+        return [fix] if fix is not None else []
+
+
+def pass_as_operand_fix(hit: Hit, ref: ClosedRef) -> Fix | None:
+    """The Ref's value passed to the launch as one more input, read in the kernel through a new
+    parameter of the same name (after the inputs): ``kernel(x_ref, table, o_ref)`` and
+    ``pallas_call(...)(x, table[...])``. The clean twin of this kind ran so. Only where that is
+    the whole change: the kernel is a plain def, launched once, that only reads the Ref (a
+    write would be lost) in its own body; the launch is applied at once to positional inputs,
+    with no ``in_specs``/``grid_spec`` to extend; the Ref has a name where it is applied; all in
+    one file."""
+    ev, launch, index = hit.ev, hit.launch, hit.index
+    kernel = launch.kernel if len(launch.kernels) == 1 else None
+    fdef = kernel.function_def if kernel is not None else None
+    if fdef is None or ref.use_scope is not kernel or "in_specs" in launch.options \
+            or "grid_spec" in launch.options or not isinstance(launch.kernel_value, (FuncVal, CallVal)):
+        return None
+    p = fdef.args
+    if p.posonlyargs or p.vararg or p.kwonlyargs or p.kwarg or p.defaults:
+        return None
+    name = ref.use.id
+    uses = [n for n in own_nodes(fdef) if isinstance(n, ast.Name) and n.id == name]
+    reads = {id(n.value) for n in own_nodes(fdef) if isinstance(n, ast.Subscript)
+             and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)}
+    if any(id(n) not in reads for n in uses) or launches_of_kernel(hit.view.all_launches, kernel) != 1:
+        return None  # (written, or handed on: the value alone would not do)
+    applied = next((cs for cs in launch.site.scope.calls if cs.node.func is launch.site.node), None)
+    if applied is None or not applied.node.args or applied.node.keywords \
+            or any(isinstance(a, ast.Starred) for a in applied.node.args):
+        return None
+    inputs = len(applied.node.args)
+    if len(p.args) <= inputs:
+        return None
+    at_launch = _name_of_ref(hit, ref, applied)
+    made = ref.made.site
+    owner = index.index_of(kernel)
+    if at_launch is None or index.index_of(applied.scope) is not owner or index.index_of(made.scope) is not owner:
+        return None
+    try:
+        edits = (cst_edits.insert_parameter(owner.text, owner.blocks, index.span(fdef, kernel), name, inputs),
+                 cst_edits.append_argument(owner.text, owner.blocks, index.span(applied.node, applied.scope),
+                                           f"{at_launch}[...]"))
+    except cst_edits.EditFailed:
+        return None
+    if not cst_edits.edits_parse(owner.text, owner.blocks, edits):
+        return None
+    return Fix(f"Pass `{at_launch}[...]` to the launch as an input (a new kernel parameter `{name}`)",
+               edits, preferred=True, safe=False)
+
+
+def _name_of_ref(hit: Hit, ref: ClosedRef, applied) -> str | None:
+    """A name that holds the Ref where the launch is applied: the kernel's own name for it, or
+    the name its ``jax.new_ref(...)`` is assigned to."""
+    ev = hit.ev
+    order = ev.order_of(applied)
+    made = ref.made.site.node
+    candidates = [ref.use.id]
+    for b in ref.made.site.scope.bindings.values():
+        for one in b:
+            if one.kind == "assign" and one.node is made:
+                candidates.append(one.name)
+    for name in candidates:
+        v = ev.value(ast.Name(name, ast.Load()), applied.scope, order)
+        if isinstance(v, CallVal) and v.site.node is made:
+            return name
+    return None
 
 
 class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A kernel factory closes over a jax.new_ref made in the jitted wrapper; the launch is GPU-interpreted.
 # raises: TypeError: _pallas_call_state_discharge_rule\(\) got an unexpected keyword argument 'kernel_arg_transforms'
+# fix: Pass `weights[...]` to the launch as an input (a new kernel parameter `weights`)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
