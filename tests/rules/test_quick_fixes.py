@@ -566,3 +566,20 @@ def test_a_closed_over_ref_is_passed_as_an_input_only_where_the_kernel_just_read
         assert not fixes_of(CLOSED_OVER.format(body=body, applied="(x)"), "PAL512")
     # A launch not applied at once to positional inputs: where the input goes is not this edit's.
     assert not fixes_of(CLOSED_OVER.format(body=reads, applied=""), "PAL512")
+
+
+def test_a_module_interpret_switch_keeps_deciding_after_the_interpreter_fix():
+    code = HEADER + """
+INTERPRET = True
+
+
+def run(x):
+    return plgpu.kernel(lambda x_ref, o_ref: None, out_type=jax.ShapeDtypeStruct((256,), jnp.float32),
+                        num_threads=2, thread_name="wg", interpret=INTERPRET)(x)
+"""
+    (fix,) = fixes_of(code, "PAL205").values()
+    assert "interpret=plgpu.InterpretGPUParams() if INTERPRET else INTERPRET)" in apply_edits(code, fix.edits)
+    # A literal True is simply replaced.
+    literal = code.replace("interpret=INTERPRET", "interpret=True")
+    (fix,) = fixes_of(literal, "PAL205").values()
+    assert "interpret=plgpu.InterpretGPUParams())" in apply_edits(literal, fix.edits)

@@ -570,6 +570,24 @@ def _names_bound(index, value: str, own: frozenset[str] = frozenset()) -> bool:
     return True
 
 
+def _interpret_flag(hit: Hit) -> str | None:
+    """The launch's ``interpret=`` argument when it is a module-level name (``INTERPRET``, a
+    debugging switch) whose value is ``True`` and which decides this launch's mode by itself
+    (no caller, wrapper or context manager in between): a fix keeps it as the condition."""
+    got = hit.launch_option("interpret")
+    ctx = hit.context
+    if got is None or ctx.forced or ctx.caller or ctx.via or ctx.mode != Mode.INTERPRET:
+        return None
+    node, scope, order = got
+    if not isinstance(node, ast.Name):
+        return None
+    b = hit.ev.lookup(node.id, scope)
+    v = hit.ev.value(node, scope, order)
+    if b is None or b.scope is None or b.scope.kind != "module" or not (isinstance(v, Const) and v.value is True):
+        return None
+    return node.id
+
+
 def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | None:
     index = hit.index
     if spec.op == "transposeIntoScratch":
@@ -592,10 +610,13 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         site = hit.launch.site
         if hit.ev.index.path_of(site.scope) != index.path:
             return None  # (the launch is in another module: an edit carries no path)
-    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" and site is hit.launch.site \
-            and not hit.context.from_launch_keyword \
-            and (hit.context.forced or hit.launch_option("interpret") is not None):
-        return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
+    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" and site is hit.launch.site:
+        flag = _interpret_flag(hit)
+        if flag is not None:  # ``interpret=INTERPRET``, a module switch set to True: it keeps deciding
+            value = f"{value} if {flag} else {flag}"
+        elif not hit.context.from_launch_keyword \
+                and (hit.context.forced or hit.launch_option("interpret") is not None):
+            return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
     if spec.op in ("setKeyword", "setLaunchKeyword"):
         edit = add_kwarg(index, site.node, site.scope, spec.name, value)
     elif spec.op == "removeKeyword":
