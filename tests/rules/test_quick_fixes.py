@@ -583,3 +583,36 @@ def run(x):
     literal = code.replace("interpret=INTERPRET", "interpret=True")
     (fix,) = fixes_of(literal, "PAL205").values()
     assert "interpret=plgpu.InterpretGPUParams())" in apply_edits(literal, fix.edits)
+
+
+PREBUILT = HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+add_one = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32))
+
+
+def main(x):
+{body}
+"""
+BUILD_TITLE = "Build `add_one` inside the interpret-mode `with` block"
+
+
+def _build_fixes(body):
+    return [t for t in fixes_of(PREBUILT.format(body=body), "PAL511") if t.startswith(BUILD_TITLE)]
+
+
+def test_a_prebuilt_launch_is_built_again_inside_the_block_only_where_the_copy_means_the_same():
+    inside = "    with plgpu.force_gpu_interpret_mode():\n        return add_one(x)"
+    code = PREBUILT.format(body=inside)
+    (title,) = _build_fixes(inside)
+    fixed = apply_edits(code, fixes_of(code, "PAL511")[title].edits)
+    assert ("    with plgpu.force_gpu_interpret_mode():\n        add_one = pl.pallas_call(kernel, out_shape="
+            "jax.ShapeDtypeStruct((128,), jnp.float32))\n        return add_one(x)") in fixed
+    assert "\nadd_one = pl.pallas_call(" in fixed  # (the module's build stays for other users)
+    # Called outside the block too: the copy would make that call interpreted as well.
+    assert not _build_fixes("    y = add_one(x)\n" + inside.replace("add_one(x)", "add_one(y)"))
+    # The function binds a name the build reads: the copy would read another `kernel`.
+    assert not _build_fixes("    kernel = None\n" + inside)

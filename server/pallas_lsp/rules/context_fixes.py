@@ -101,3 +101,47 @@ def _is_setter_with(hit: Hit, stmt: ast.With, scope) -> bool:
 
 def _holds(stmt: ast.stmt, node: ast.AST) -> bool:
     return any(n is node for n in ast.walk(stmt))
+
+
+def build_in_context(hit: Hit, title: str, safe: bool) -> Fix | None:
+    """A launch read when built (``pl.pallas_call``, ``pl.kernel``), bound to a name before the
+    ``with force_*_interpret_mode():`` block of a function that calls it there: a copy of that
+    build as the block's first statement (the fix that ran clean under jax 0.12). The build
+    itself stays, for whatever else uses it. Only where the copy means the same thing: the
+    block is in a function whose every use of the name is inside it, that binds none of the
+    names the build reads, all in the hit's module; ``{name}`` in the title is the name."""
+    index, ctx, launch = hit.index, hit.context, hit.launch
+    span = ctx.host_span
+    if span is None or launch.api.reads_mode_at != "build" or index.path_of(launch.site.scope) != index.path:
+        return None
+    build = statement_of(launch.site)
+    if not (isinstance(build, ast.Assign) and build.value is launch.site.node and len(build.targets) == 1
+            and isinstance(build.targets[0], ast.Name)) or spans_a_string(build):
+        return None
+    name = build.targets[0].id
+    marked = _call_at(hit, span)
+    block = statement_of(marked) if marked is not None else None
+    scope = marked.scope if marked is not None else None
+    if not (isinstance(block, ast.With) and scope is not None and scope.kind == "function"
+            and _is_setter_with(hit, block, scope) and block.body) or scope is launch.site.scope:
+        return None
+    fn = scope.node
+    inside = {id(n) for s in block.body for n in ast.walk(s)}
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    if not uses or any(id(n) not in inside for n in uses):
+        return None  # (used outside the block: the copy would change what those calls run)
+    reads = {n.id for n in ast.walk(build.value) if isinstance(n, ast.Name)}
+    bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+    if name in bound or reads & bound or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return None
+    lines = index.lines()
+    first, last = index.span(build, launch.site.scope), index.span(build, launch.site.scope).end_line
+    body_at = index.span(block.body[0], scope)
+    col = first.col
+    text = lines[first.line - 1:last]
+    if any(line.strip() and not line.startswith(" " * col) for line in text):
+        return None
+    copied = "".join(" " * body_at.col + line[col:] + "\n" if line.strip() else "\n" for line in text)
+    return Fix(title.replace("{name}", name), (TextEdit(Span(body_at.line, 0, body_at.line, 0), copied),),
+               preferred=safe, safe=safe)

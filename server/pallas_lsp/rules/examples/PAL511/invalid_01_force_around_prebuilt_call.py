@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: The context wraps only the call; pl.pallas_call read its interpret setting when it was built, above.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
+# fix: Build `square` inside the interpret-mode `with` block (pl.pallas_call and pl.kernel read the mode when built)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
