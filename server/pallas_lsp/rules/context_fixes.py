@@ -1,11 +1,12 @@
-"""PAL511's fix: the ``with force_*_interpret_mode():`` block extended over the calls it misses.
+"""PAL511's fixes: the ``with force_*_interpret_mode():`` block extended over the calls it
+misses, or a launch built before it built again inside it.
 
 A launch reads its interpret setting when it is built (``pl.pallas_call``, ``pl.kernel``) or
 when it is called (``plgpu.kernel``). Where the read that escapes the context manager is in a
 statement right after the ``with`` block (a ``plgpu.kernel`` built inside and called just
 after, or a jitted launcher's second call), moving those statements into the block is what ran
 clean under jax 0.12 (KINDS.md). A build that happened before the block (read when built) is
-not moved: it may serve other code.
+not moved, it may serve other code: a copy of it opens the block (:func:`build_in_context`).
 """
 from __future__ import annotations
 
