@@ -11,9 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis import api
+from ..analysis import api, cst_edits
 from ..analysis.contexts import Mode
-from ..analysis import cst_edits
 from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal
 from ..analysis.findings import Fix, Related
 from ..analysis.fixes import launches_of_kernel, remove_kwarg
@@ -164,7 +163,7 @@ def pass_as_operand_fix(hit: Hit, ref: ClosedRef) -> Fix | None:
     write would be lost) in its own body; the launch is applied at once to positional inputs,
     with no ``in_specs``/``grid_spec`` to extend; the Ref has a name where it is applied; all in
     one file."""
-    ev, launch, index = hit.ev, hit.launch, hit.index
+    launch, index = hit.launch, hit.index
     kernel = launch.kernel if len(launch.kernels) == 1 else None
     fdef = kernel.function_def if kernel is not None else None
     if fdef is None or ref.use_scope is not kernel or "in_specs" in launch.options \
