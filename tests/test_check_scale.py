@@ -146,6 +146,9 @@ def _full(root: Path, monkeypatch) -> list[tuple]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_pruned_cached_parallel_and_one_file_checks_equal_the_full_analysis(tmp_path, monkeypatch, seed):
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    import pallas_lsp.cli
+
+    monkeypatch.setattr(pallas_lsp.cli, "PARALLEL_FROM", 0)  # (`-j 2` starts workers for any module)
     root = tmp_path / "ws"
     rng = random.Random(seed)
     st = _state(rng)
@@ -256,3 +259,22 @@ def test_a_one_file_check_of_a_hub_indexes_only_what_can_launch_or_decides_a_mod
     one = [x for x in _check(str(tmp_path / "pkg/helpers.py")) if x[0] == "helpers.py"]
     whole = [x for x in _full(tmp_path, monkeypatch) if x[0] == "helpers.py"]
     assert one == whole and any(x[3] == "PAL001" for x in one), (one, whole)
+
+
+def test_a_parallel_check_with_few_modules_to_analyse_starts_no_worker(tmp_path, monkeypatch):
+    """keras: 1,009 files, two that concern Pallas; `-j 2` was slower than `-j 1` (the pool's
+    start-up). The parent analyses a few modules itself, and says the same."""
+    monkeypatch.setenv("PALLAS_LSP_NO_CACHE", "1")
+    st = {"default": "True", "helper": "signal_semaphore", "callers": [], "plain_imports_kernels": False,
+          "extra_plain": 2}
+    _render(tmp_path, st)
+    for i in range(10):
+        _write(tmp_path, f"tools/other_{i}.py", PLAIN.format(extra=""))
+    import pallas_lsp.parallel
+
+    started = []
+    real = pallas_lsp.parallel.check_parallel
+    monkeypatch.setattr(pallas_lsp.parallel, "check_parallel",
+                        lambda files, *a, **k: started.extend(files) or real(files, *a, **k))
+    got = _check("-j", "2", str(tmp_path))
+    assert not started and got == _check(str(tmp_path)) and got

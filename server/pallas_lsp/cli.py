@@ -61,6 +61,9 @@ def _store(extra: Sequence[str], problems_out) -> "RecordStore":
     return store
 
 
+PARALLEL_FROM = 8  # `check -j N` analyses in workers only more modules than this (each worker starts for ~0.4 s)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .checker import Checker, discover
     from .config import Config
@@ -103,7 +106,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     seen_cfg_problems: set[str] = set()
     loaded_records: set[str] = set()  # each records file once, however many files share it
     results = []
-    if args.jobs and args.jobs > 1 and len(files) > 8:
+    if args.jobs and args.jobs > 1 and len(files) > PARALLEL_FROM:
         for path in files:
             for prob in checker.config_for(path).problems:
                 if prob not in seen_cfg_problems:
@@ -122,6 +125,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         todo = [p for p in files if str(p) not in done]
         facts = checker.program.known_facts() if checker.program is not None else None
         got = {}
+        if len(todo) <= PARALLEL_FROM:  # (starting workers would cost more than they save)
+            got = {str(p): checker.check_file(Path(p)) for p in todo}
+            todo = []
         for p, fs, recorded in check_parallel(todo, base, not args.no_config, args.jobs, root,
                                               with_fixes=fixing or args.statistics,  # (--statistics: fixable)
                                               facts=facts, record=cache is not None):
