@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..analysis import api, cst_edits
+from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal
 from ..analysis.findings import Fix, Related
-from ..analysis.fixes import launches_of_kernel, remove_kwarg
+from ..analysis.fixes import cst_edits, launches_of_kernel, remove_kwarg  # (cst_edits: loaded on first use)
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
