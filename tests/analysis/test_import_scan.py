@@ -47,3 +47,21 @@ def test_the_continued_line_of_a_from_import_is_not_read_again_as_an_import():
     text = "from scipy.optimize._trustregion_constr.projections \\\n    import projections, orthogonality\n"
     assert scan_imports(text) == (ImportFact(True, "scipy.optimize._trustregion_constr.projections", 0,
                                              (("projections", None), ("orthogonality", None))),)
+
+
+def test_launch_words_are_uses_of_a_launch_api_not_attributes_that_share_its_name():
+    from pallas_lsp.analysis.program import file_facts
+
+    def words(body):
+        return file_facts("from jax.experimental.pallas import mosaic_gpu as plgpu\n" + body).launch_words
+
+    assert words("out = pl.pallas_call(k, out_shape=s)(x)\n") == "launch"
+    for launching in ("f = plgpu.kernel(body, out_type=t)\n",
+                      "f = functools.partial(plgpu.kernel, out_type=t)\n",
+                      "_kernel = plgpu.kernel  # an alias\n",
+                      "class T:\n    def test(self):\n        self.kernel(body, out_type=t)\n"):
+        assert words(launching) == "kernel", launching
+    # A flax parameter called `kernel` (every model file of maxtext): no launch.
+    for reading in ("w = self.kernel[...]\n", "v = layer.gate.kernel.value\n",
+                    "self.kernel = nnx.Param(init(key, shape))\n"):
+        assert words(reading) == "", reading

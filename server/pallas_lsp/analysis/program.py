@@ -144,7 +144,7 @@ class FileFacts:
 
     imports: tuple[ImportFact, ...]
     mentions_pallas: bool  # an import of a module (or name) with "pallas" in it
-    # "launch": it names pallas_call or core_map; "kernel": it names a `.kernel` attribute or
+    # "launch": it names pallas_call or core_map; "kernel": it calls, hands on or binds a `.kernel` or
     # imports a `kernel` (pl.kernel, plgpu.kernel: a launch only where that is Pallas's); "".
     launch_words: str
 
@@ -156,7 +156,11 @@ class FileFacts:
 
 NO_FACTS = FileFacts((), False, "")
 _LAUNCH_WORDS = re.compile(r"\b(?:pallas_call|core_map)\b")
-_KERNEL_WORDS = re.compile(r"\.\s*kernel\b")
+# `.kernel` used as a launch API can be: called (`plgpu.kernel(...)`, a wrapper method
+# `self.kernel(...)`), handed to a partial (`partial(pl.kernel, ...)`) or bound to a name
+# (`_kernel = plgpu.kernel`). Not an attribute read (`self.kernel[...]`, `layer.kernel.value`:
+# a flax parameter, in every model file).
+_KERNEL_WORDS = re.compile(r"\.\s*kernel\s*[(,)]|=\s*[\w.]*\.\s*kernel\s*(?:#.*)?$", re.M)
 
 
 def file_facts(text: str) -> FileFacts:
