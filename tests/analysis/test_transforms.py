@@ -232,3 +232,38 @@ def test_reverse_mode_is_a_kind_of_differentiation():
 
 def test_records_may_name_exactly_the_transformations_the_analysis_knows():
     assert set(NAMEABLE_APIS) == set(TRANSFORM_APIS)
+
+
+def test_a_transformation_in_another_module_reaches_the_launch_and_is_underlined_there(tmp_path):
+    """``jax.vmap(double)`` in a script, ``double`` a GPU-interpreted pallas_call in a module it
+    imports: JAX raises the batching rule's TypeError (found when both were in one file only)."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from pallas_lsp.cli import main
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ws'\n")
+    (tmp_path / "kern.py").write_text(
+        "import jax\nfrom jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+        "def kernel(x_ref, o_ref):\n    o_ref[...] = x_ref[...] * 2.0\n\n\n"
+        "def double(x):\n    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+        "                          interpret=plgpu.InterpretGPUParams())(x)\n")
+    (tmp_path / "use.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom kern import double\n\n\n"
+        "def main():\n    print(jax.vmap(double)(jnp.ones((4, 128))))\n"
+        "    print(jax.grad(lambda x: double(x).sum())(jnp.ones((128,))))\n")
+    # A module that transforms its own function, not the launcher: nothing reaches the launch.
+    (tmp_path / "other.py").write_text("import jax\nimport kern\n\n\ndef f(x):\n    return x\n\n\ng = jax.vmap(f)\n")
+
+    def check(*paths):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            try:
+                main(["check", "--no-cache", "--output-format", "json", *map(str, paths)])
+            except SystemExit:
+                pass
+        return sorted((f["path"].rsplit("/", 1)[-1], f["line"], f["code"]) for f in json.loads(out.getvalue()))
+
+    assert check(tmp_path) == [("use.py", 7, "PAL502"), ("use.py", 8, "PAL501")]
+    assert check(tmp_path / "use.py") == [("use.py", 7, "PAL502"), ("use.py", 8, "PAL501")]  # (one file: the same)

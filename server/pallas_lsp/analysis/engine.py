@@ -464,9 +464,12 @@ class Engine:
                         if rule.applies(hit):
                             report = rule.check(hit)
                             if report is not None:
+                                # (A transformation underlined in the module that applies it.)
+                                t = hit.transform
+                                where = t.site.scope if t is not None and report.span is t.span else launch.site.scope
                                 candidates.append(Candidate(
                                     rule, report, hit, report.span or hit.span, (),
-                                    path=index.path_of(launch.site.scope)))
+                                    path=index.path_of(where)))
             if not rules.has_call_rules:
                 continue
             for r in view.reached:
@@ -551,7 +554,7 @@ class Engine:
                         index.path_of(step.scope))
                 t = c.hit.transform
                 if t is not None:
-                    add(t.span, f"the launch is {t.verb} here (`{t.api}`)", c.launch_path)
+                    add(t.span, f"the launch is {t.verb} here (`{t.api}`)", index.path_of(t.site.scope))
                 for r in c.report.related:
                     add(r.span, r.message, r.path or c.path)
             chain_names = tuple(_chain_names(first))

@@ -47,6 +47,9 @@ TRANSFORM_APIS = {
 REVERSE_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.linearize", "jax.jacrev", "jax.hessian"})
 _LAST_NAMES = frozenset(n.rsplit(".", 1)[1] for n in TRANSFORM_APIS)
 _WORDS = _LAST_NAMES | {"partial"}  # the names a transformation is called or decorated by
+# ``f.defvjp(fwd, bwd)`` of a custom_vjp / custom_jvp: registers its rule, runs nothing under
+# the transformation (maxtext's megablox gmm: jax.custom_vjp(...) then .defvjp(_gmm_fwd, ...)).
+_RULE_REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
 # Functions with their own differentiation rule: what they run is not differentiated.
 CUSTOM_RULES = {"jax.custom_vjp", "jax.custom_jvp"}
 STOP_GRADIENT = {"jax.lax.stop_gradient"}
@@ -135,24 +138,44 @@ def _transform_api(ev: Evaluator, v: Value) -> str | None:
 class TransformFinder:
     """Which launches of a module each transformation reaches."""
 
-    def __init__(self, index: ModuleIndex, ev: Evaluator) -> None:
+    def __init__(self, index: ModuleIndex, ev: Evaluator, *, with_importers: bool = True) -> None:
         self.index = index
         self.ev = ev
         self.transforms = find_transforms(index, ev)
+        self._with_importers = with_importers
+
+    def _importers(self) -> list["TransformFinder"]:
+        """The finders of the workspace modules that import this one and name a transformation:
+        ``jax.vmap(double)`` in a script reaches the launch ``double`` builds here."""
+        program = self.ev.program
+        if not self._with_importers or program is None or not self.index.path:
+            return []
+        out = []
+        for p in program.importers_of(self.index.path):  # type: ignore[attr-defined]
+            if not program.mentions(p, _LAST_NAMES):  # type: ignore[attr-defined]
+                continue
+            ev = program.evaluator(p)  # type: ignore[attr-defined]
+            if ev is not None and ev is not self.ev:
+                found = TransformFinder(ev.index, ev, with_importers=False)
+                if found.transforms:
+                    out.append(found)
+        return out
 
     def transformed(self, launches: Iterable["Launch"]) -> dict[int, list[Transform]]:
         """id(launch) -> the transformations that reach it, in the order of the text."""
         launches = list(launches)
         result: dict[int, list[Transform]] = {}
-        if not self.transforms or not launches:
+        if not launches:
             return result
-        for t, fv in self.transforms:
-            for launch in self._launches_under(fv, launches, t):
-                got = result.setdefault(id(launch), [])
-                if t not in got:
-                    got.append(t)
-        for got in result.values():
-            got.sort(key=lambda t: (t.span.line, t.span.col))
+        here = self.index.path
+        for finder in [self] + self._importers():
+            for t, fv in finder.transforms:
+                for launch in finder._launches_under(fv, launches, t):
+                    got = result.setdefault(id(launch), [])
+                    if t not in got:
+                        got.append(t)
+        for got in result.values():  # (this module's first, each module's in the order of its text)
+            got.sort(key=lambda t: (_path_of(t) != here, _path_of(t) or "", t.span.line, t.span.col))
         return result
 
     # -- what a transformed function runs ---------------------------------------------------
@@ -197,7 +220,7 @@ class TransformFinder:
             if tangent is None or cs.scope is not fn or _mentions(cs.node, tangent):
                 return False
             # (A function defined in ``fn`` may close over a differentiated value.)
-            callee = self._function(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
+            callee = self._function(ev.value(cs.node.func, cs.scope, ev.other(cs.scope).order_of(cs)))
             s = callee.parent if callee is not None else None
             while s is not None:
                 if s is fn:
@@ -208,9 +231,20 @@ class TransformFinder:
         found: list["Launch"] = []
         seen = {id(fn)}
         todo = [fn]
+        ruled: set[int] = set()  # functions given a custom rule here: not differentiated, nor what they run
+
+        def under_rule(s: Scope | None) -> bool:
+            while s is not None:
+                if id(s) in ruled:
+                    return True
+                s = s.parent
+            return False
+
         while todo and len(seen) < _MAX_SCOPES:
             scope = todo.pop()
             for sub in scope.walk():
+                if under_rule(sub):
+                    continue
                 seen.add(id(sub))
                 for launch in launches:
                     if launch.scope is sub and launch not in found and not self._no_tangent(launch, untouched):
@@ -218,8 +252,15 @@ class TransformFinder:
                 for cs in sub.calls:
                     if untouched(cs):
                         continue
-                    order = ev.order_of(cs)
+                    order = ev.other(cs.scope).order_of(cs)  # (a scope of another module: its own order)
                     callee = ev.value(cs.node.func, cs.scope, order)
+                    registers = isinstance(cs.node.func, ast.Attribute) and cs.node.func.attr in _RULE_REGISTRATIONS
+                    if registers or _names(ev, callee) & CUSTOM_RULES:  # jax.custom_vjp(f), .defvjp(fwd, bwd)
+                        for a in cs.all_args:
+                            f = self._function(ev.value(a, cs.scope, order))
+                            if f is not None:
+                                ruled.add(id(f))
+                        continue
                     if ev.called_api(callee) in CUSTOM_RULES or _names(ev, callee) & STOP_GRADIENT:
                         continue
                     values = [callee] + [ev.value(a, cs.scope, order) for a in cs.all_args]
@@ -235,7 +276,7 @@ class TransformFinder:
                         if i == 0 and stopped:
                             continue
                         t = self._function(v)
-                        if t is not None and id(t) not in seen:
+                        if t is not None and id(t) not in seen and not under_rule(t):
                             seen.add(id(t))
                             todo.append(t)
         return found
@@ -251,6 +292,11 @@ class TransformFinder:
 
 # Differentiation APIs that take ``argnums`` (default 0); the others differentiate every argument.
 _ARGNUMS_APIS = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"}
+
+
+def _path_of(t: Transform) -> str | None:
+    block = t.site.scope.block if t.site.scope is not None else None
+    return getattr(block, "path", None)
 
 
 def _tangent_names(ev: Evaluator, t: Transform, fn: Scope) -> set[str] | None:
@@ -324,7 +370,7 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
     args = list(cs.node.args) + [k.value for k in cs.node.keywords]
     if not args or any(isinstance(a, ast.Starred) for a in args):
         return False
-    order = ev.order_of(cs)
+    order = ev.other(cs.scope).order_of(cs)
     for a in args:
         v = ev.value(a, cs.scope, order)
         if not (isinstance(v, CallVal) and ev.called_api(v) in STOP_GRADIENT):
