@@ -144,15 +144,28 @@ class TransformFinder:
         self.transforms = find_transforms(index, ev)
         self._with_importers = with_importers
 
-    def _importers(self) -> list["TransformFinder"]:
-        """The finders of the workspace modules that import this one and name a transformation:
-        ``jax.vmap(double)`` in a script reaches the launch ``double`` builds here."""
+    def _importers(self, launches: list["Launch"]) -> list["TransformFinder"]:
+        """The finders of the workspace modules that import this one, name a transformation and
+        name a function that builds one of ``launches`` (or a name a launch is bound to):
+        ``jax.vmap(double)`` in a script reaches the launch ``double`` builds here. (Through a
+        module in between, a transformation is not followed: that would index every importer
+        that says ``grad``.)"""
         program = self.ev.program
         if not self._with_importers or program is None or not self.index.path:
             return []
+        names: set[str] = set()
+        for launch in launches:
+            names.update(launch.bound_names)
+            s = launch.scope
+            while s is not None and s.kind != "module":
+                if s.kind in ("function", "class") and s.name:
+                    names.add(s.name)
+                s = s.parent
+        if not names:
+            return []
         out = []
-        for p in program.importers_of(self.index.path):  # type: ignore[attr-defined]
-            if not program.mentions(p, _LAST_NAMES):  # type: ignore[attr-defined]
+        for p in program.importers_of(self.index.path, depth=1):  # type: ignore[attr-defined]
+            if not (program.mentions(p, _LAST_NAMES) and program.mentions(p, names)):  # type: ignore[attr-defined]
                 continue
             ev = program.evaluator(p)  # type: ignore[attr-defined]
             if ev is not None and ev is not self.ev:
@@ -168,7 +181,7 @@ class TransformFinder:
         if not launches:
             return result
         here = self.index.path
-        for finder in [self] + self._importers():
+        for finder in [self] + self._importers(launches):
             for t, fv in finder.transforms:
                 for launch in finder._launches_under(fv, launches, t):
                     got = result.setdefault(id(launch), [])
