@@ -792,29 +792,26 @@ class Program:
         cached = self._imports.get(path)
         if cached is not None and cached[0] is facts:
             return cached[1]
-        store, layout = self.facts_store, self.layout_key()
         text = self._facts[path][0]  # (None for facts seeded by -j's parent: no store there)
-        if text is None:
-            store = None
-        got = store.get_edges(layout, path, text) if store is not None and layout else None
-        if got is not None:
-            self._set_imports(path, facts, got)
-            return got
-        out: set[str] = set()
-        for fact in facts.imports:
-            out |= self._fact_targets(path, fact, 0)
-        out.discard(path)
-        if store is not None and layout:
-            store.put_edges(layout, path, text, out)  # type: ignore[arg-type]
-        self._set_imports(path, facts, out)
-        return out
+        layout = self.layout_key() if text is not None else None
+        store = self.facts_store if layout else None
+        got = store.get_edges(layout, path, text) if store is not None else None  # type: ignore[arg-type]
+        if got is None:
+            got = set()
+            for fact in facts.imports:
+                got |= self._fact_targets(path, fact, 0)
+            got.discard(path)
+            if store is not None:
+                store.put_edges(layout, path, text, got)  # type: ignore[arg-type]
+        self._set_imports(path, facts, got)
+        return got
 
     def layout_key(self) -> str | None:
         """What every module's import edges depend on besides its own text, for the on-disk
         cache: the workspace root, its Python files (where a module name leads) and the texts of
         its package ``__init__``s (what they re-export). None without a facts store, or once
         the workspace has changed during this run (the server's program: nothing is kept)."""
-        if self.facts_store is None or not hasattr(self.facts_store, "get_edges") or self.root is None:
+        if self.facts_store is None or self.root is None:
             return None
         if self._layout is None:
             h = hashlib.blake2b(str(self.root).encode("utf-8", "surrogatepass"), digest_size=16)

@@ -180,7 +180,7 @@ class TransformFinder:
         result: dict[int, list[Transform]] = {}
         if not launches:
             return result
-        here = self.index.path
+        here, path_of = self.index.path, self.index.path_of
         for finder in [self] + self._importers(launches):
             for t, fv in finder.transforms:
                 for launch in finder._launches_under(fv, launches, t):
@@ -188,7 +188,7 @@ class TransformFinder:
                     if t not in got:
                         got.append(t)
         for got in result.values():  # (this module's first, each module's in the order of its text)
-            got.sort(key=lambda t: (_path_of(t) != here, _path_of(t) or "", t.span.line, t.span.col))
+            got.sort(key=lambda t: (path_of(t.site.scope) != here, path_of(t.site.scope) or "", t.span.line, t.span.col))
         return result
 
     # -- what a transformed function runs ---------------------------------------------------
@@ -305,11 +305,6 @@ class TransformFinder:
 
 # Differentiation APIs that take ``argnums`` (default 0); the others differentiate every argument.
 _ARGNUMS_APIS = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"}
-
-
-def _path_of(t: Transform) -> str | None:
-    block = t.site.scope.block if t.site.scope is not None else None
-    return getattr(block, "path", None)
 
 
 def _tangent_names(ev: Evaluator, t: Transform, fn: Scope) -> set[str] | None:

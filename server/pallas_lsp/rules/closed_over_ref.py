@@ -214,7 +214,8 @@ def _name_of_ref(hit: Hit, ref: ClosedRef, applied) -> str | None:
             if one.kind == "assign" and one.node is made:
                 candidates.append(one.name)
     for name in candidates:
-        v = ev.value(ast.Name(name, ast.Load()), applied.scope, order)
+        b = ev.lookup(name, applied.scope, order)
+        v = ev.binding_value(b, order) if b is not None else None
         if isinstance(v, CallVal) and v.site.node is made:
             return name
     return None
