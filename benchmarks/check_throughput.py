@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genkernels  # noqa: E402
-from common import code_state, describe_code_state, resolve  # noqa: E402
+from common import code_state, compile_package, describe_code_state, resolve  # noqa: E402
 
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -320,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     nbytes = sum(f.stat().st_size for f in files)
     print(f"input: {len(files)} files, {nlines} lines, {nbytes / 1e6:.1f} MB staged in {src}")
     state = code_state()
+    compile_package()
     print(describe_code_state(state))
     result: dict[str, Any] = {"argv": sys.argv, "code": state, "files": len(files), "lines": nlines,
                               "bytes": nbytes}

@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import genkernels  # noqa: E402
-from common import code_state, describe_code_state, resolve  # noqa: E402
+from common import code_state, compile_package, describe_code_state, resolve  # noqa: E402
 
 # name -> (command, initializationOptions, the server's own publish debounce in ms)
 DEFAULT_SERVERS: dict[str, tuple[str, Any, float]] = {
@@ -974,17 +974,6 @@ def print_table(title: str, rows: list[dict], baseline: str) -> None:
 # ---------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------
-
-def compile_package() -> None:
-    """Byte-compile this project's package, as installing a wheel does: the editable install
-    otherwise recompiles every module at each server start (PYTHONDONTWRITEBYTECODE is set on
-    these machines), and startup would measure the compiler."""
-    import compileall
-
-    pkg = Path(__file__).resolve().parent.parent / "server" / "pallas_lsp"
-    if pkg.is_dir():
-        compileall.compile_dir(str(pkg), quiet=1)
-
 
 def resolve_command(cmd: str) -> list[str]:
     argv = shlex.split(cmd)
