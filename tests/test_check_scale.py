@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from pallas_lsp.cli import main
+from tests.conftest import CORPUS
 
 KERNELS = '''\
 import jax
@@ -278,3 +279,28 @@ def test_a_parallel_check_with_few_modules_to_analyse_starts_no_worker(tmp_path,
                         lambda files, *a, **k: started.extend(files) or real(files, *a, **k))
     got = _check("-j", "2", str(tmp_path))
     assert not started and got == _check(str(tmp_path)) and got
+
+
+def test_default_jobs_are_the_usable_cores_at_most_four(monkeypatch):
+    from pallas_lsp import cli
+
+    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert cli.default_jobs() == cli.MAX_DEFAULT_JOBS == 4
+    monkeypatch.setattr(cli.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert cli.default_jobs() == 1
+
+
+def test_without_j_many_modules_go_to_workers_and_find_the_same(tmp_path, monkeypatch):
+    """`check` with no -j on a tree with many modules to analyse: workers (as ruff, every core
+    by default), the same findings as -j 1."""
+    from pallas_lsp import cli, parallel
+
+    for i in range(12):
+        (tmp_path / f"k{i}.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    started = []
+    real = parallel.check_parallel
+    monkeypatch.setattr(parallel, "check_parallel", lambda files, *a, **k: started.append(a[2]) or real(files, *a, **k))
+    monkeypatch.setattr(cli, "default_jobs", lambda: 2)
+    default = _check(str(tmp_path))
+    assert started == [2]
+    assert default == _check("-j", "1", str(tmp_path)) and len(default) == 12

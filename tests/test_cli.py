@@ -157,6 +157,23 @@ def test_records_outside_the_project_are_refused_unread(tmp_path):
         assert "bad record" not in p.stderr and "not valid JSON" not in p.stderr and "not found" not in p.stderr
 
 
+def test_a_projects_records_declare_rules_in_workers_too(tmp_path):
+    """A records file named by pyproject.toml that declares a rule: its findings in every file,
+    whether the files are checked in this process or by workers (the workers once ran only the
+    shipped rules, and dropped half the findings)."""
+    kind = ROOT / "tests" / "data" / "records" / "user_kind"
+    (tmp_path / "rec.json").write_text((kind / "run_scoped_collective_axes.json").read_text())
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nrecords = ["rec.json"]\n')
+    for i in range(12):  # more than PARALLEL_FROM modules to analyse: workers start
+        (tmp_path / f"k{i}.py").write_text((kind / "reduce_rows.py").read_text())
+    got = {}
+    for jobs in ("1", "2"):
+        p = run("check", "--no-cache", "--output-format", "json", "-j", jobs, str(tmp_path))
+        got[jobs] = sorted((f["path"], f["line"], f["code"]) for f in json.loads(p.stdout))
+    assert len({c for _, _, c in got["1"]}) == 2 and len(got["1"]) == 24  # a shipped rule's and the record's
+    assert got["2"] == got["1"]
+
+
 def test_records_given_on_the_command_line_may_be_anywhere(tmp_path):
     ws, outside = _outside_records(tmp_path)
     p = run("check", "--records", str(outside / "secret.json"), str(ws))

@@ -62,6 +62,18 @@ def _store(extra: Sequence[str], problems_out) -> "RecordStore":
 
 
 PARALLEL_FROM = 8  # `check -j N` analyses in workers only more modules than this (each worker starts for ~0.4 s)
+MAX_DEFAULT_JOBS = 4  # (each worker holds its own program: a few hundred MB on a large repository)
+
+
+def default_jobs() -> int:
+    """Workers when ``-j`` is not given: the cores this process may use, at most
+    :data:`MAX_DEFAULT_JOBS` (ruff too uses every core by default). Few modules to analyse
+    start none (:data:`PARALLEL_FROM`)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (not on every platform)
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_DEFAULT_JOBS))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -106,14 +118,44 @@ def cmd_check(args: argparse.Namespace) -> int:
     seen_cfg_problems: set[str] = set()
     loaded_records: set[str] = set()  # each records file once, however many files share it
     results = []
-    if args.jobs and args.jobs > 1 and len(files) > PARALLEL_FROM:
+    project_records: list[str] = []  # records files the checked files' pyproject.toml name, loaded
+
+    def config_of(path: Path):
+        """The file's settings; their problems reported once, and the records files they name
+        loaded once each (a project's records may declare rules: the engine is rebuilt)."""
+        nonlocal rules_from
+        cfg = checker.config_for(path)
+        for prob in cfg.problems:
+            if prob not in seen_cfg_problems:
+                seen_cfg_problems.add(prob)
+                _warn(f"config: {prob}")
+        # Only paths confine_records kept: inside the folder of their pyproject.toml.
+        for rp in cfg.records:
+            if rp in base.records or rp in loaded_records:
+                continue
+            loaded_records.add(rp)
+            if not os.path.exists(rp):
+                _warn(f"records file not found: {rp}")
+                continue
+            project_records.append(rp)
+            for prob in store.add_path(rp):
+                _warn(f"bad record: {prob}")
+            if detection_key(store.records) != rules_from:  # the project's records declare rules
+                rules_from = detection_key(store.records)
+                checker.engine = default_engine(records=store.records)
+            checker.cache_settings = _cache_settings(store)
+        return cfg
+
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    if jobs > 1 and len(files) > PARALLEL_FROM:
         for path in files:
-            for prob in checker.config_for(path).problems:
-                if prob not in seen_cfg_problems:
-                    seen_cfg_problems.add(prob)
-                    _warn(f"config: {prob}")
+            config_of(path)
+        from dataclasses import replace
+
         from .parallel import check_parallel
 
+        # The workers load every records file the parent did (they read no pyproject records).
+        worker_base = replace(base, records=(*base.records, *project_records))
         root = str(checker.program.root) if checker.program is not None and checker.program.root else None
         # The parent decides what concerns Pallas (and answers from the cache); the workers get
         # only the rest, with every module's scanned facts.
@@ -128,7 +170,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if len(todo) <= PARALLEL_FROM:  # (starting workers would cost more than they save)
             got = {str(p): checker.check_file(Path(p)) for p in todo}
             todo = []
-        for p, fs, recorded in check_parallel(todo, base, not args.no_config, args.jobs, root,
+        for p, fs, recorded in check_parallel(todo, worker_base, not args.no_config, jobs, root,
                                               with_fixes=fixing or args.statistics,  # (--statistics: fixable)
                                               facts=facts, record=cache is not None):
             got[p] = fs
@@ -143,25 +185,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     results[i] = (p, res.findings)
     else:
         for path in files:
-            cfg = checker.config_for(path)
-            for prob in cfg.problems:
-                if prob not in seen_cfg_problems:
-                    seen_cfg_problems.add(prob)
-                    _warn(f"config: {prob}")
-            # Only paths confine_records kept: inside the folder of their pyproject.toml.
-            for rp in cfg.records:
-                if rp in base.records or rp in loaded_records:
-                    continue
-                loaded_records.add(rp)
-                if not os.path.exists(rp):
-                    _warn(f"records file not found: {rp}")
-                    continue
-                for prob in store.add_path(rp):
-                    _warn(f"bad record: {prob}")
-                if detection_key(store.records) != rules_from:  # the project's records declare rules
-                    rules_from = detection_key(store.records)
-                    checker.engine = default_engine(records=store.records)
-                checker.cache_settings = _cache_settings(store)
+            config_of(path)
             if fixing and not is_notebook(path):  # (notebooks are checked, never rewritten)
                 res = checker.fix_file(path, unsafe=unsafe)
                 fixed[str(path)] = res
@@ -324,7 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--select", action="append", metavar="CODES", help="only these rule codes or names")
     c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rule codes or names")
     c.add_argument("--no-config", action="store_true", help="ignore [tool.pallas-lsp] in pyproject.toml")
-    c.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for many files")
+    c.add_argument("--jobs", "-j", type=int, default=None,
+                   help="worker processes for many files (default: the usable cores, at most "
+                   f"{MAX_DEFAULT_JOBS}; 1: none)")
     c.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache (.pallas-lsp-cache/ at the workspace root; "
                    "also PALLAS_LSP_NO_CACHE=1)")
