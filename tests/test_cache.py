@@ -145,3 +145,66 @@ def test_import_edges_are_kept_and_dropped_when_the_layout_changes(tmp_path, mon
     assert resolved
     fresh, _ = _check("--no-cache", str(root))
     assert after == fresh and after != before
+
+
+def _two_modules(tmp_path: Path) -> Path:
+    """k.py launches with the mode mode.py decides (a dependency read through the workspace)."""
+    root = _project(tmp_path)
+    (root / "mode.py").write_text("INTERPRET = True\n")
+    (root / "k.py").write_text("from mode import INTERPRET\n" + KERNEL.replace("interpret=True", "interpret=INTERPRET"))
+    return root
+
+
+def _reads(monkeypatch) -> list[str]:
+    """The modules the workspace program reads from disk (the checked file itself aside)."""
+    from pallas_lsp.analysis import program
+
+    seen: list[str] = []
+    real = program.read_file
+    monkeypatch.setattr(program, "read_file", lambda path, *a: seen.append(Path(path).name) or real(path, *a))
+    return seen
+
+
+def test_a_settled_file_is_not_read_again(tmp_path, monkeypatch):
+    """A module whose stat is what it was read under gives its hash from the cache, unread."""
+    from pallas_lsp import cache
+
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    monkeypatch.setattr(cache, "SETTLED_NS", 0)  # (the files were written just now)
+    root = _two_modules(tmp_path)
+    first, _ = _check(str(root / "k.py"))
+    assert [f["code"] for f in first] == ["PAL001"]
+    reads = _reads(monkeypatch)
+    assert _check(str(root / "k.py"))[0] == first
+    assert "mode.py" not in reads and "pyproject.toml" not in reads
+
+
+def test_a_file_written_just_before_it_was_read_is_read_again(tmp_path, monkeypatch):
+    """git's racy-clean case: a file changed within SETTLED_NS of being read could change again
+    without its stat showing it, so its kept hash is not trusted."""
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    root = _two_modules(tmp_path)
+    _check(str(root / "k.py"))
+    reads = _reads(monkeypatch)
+    _check(str(root / "k.py"))
+    assert "mode.py" in reads
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path, monkeypatch):
+    """A module rewritten with a text of the same size and its mtime set back (``touch -d``):
+    its ctime says it changed, so it is read again and the mode it decides now is used."""
+    import os
+
+    from pallas_lsp import cache
+
+    monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
+    monkeypatch.setattr(cache, "SETTLED_NS", 0)
+    root = _two_modules(tmp_path)
+    mode = root / "mode.py"
+    assert [f["code"] for f in _check(str(root / "k.py"))[0]] == ["PAL001"]
+    before = os.stat(mode)
+    mode.write_text("INTERPRET = None\n")  # (as many bytes: compiled, no finding)
+    os.utime(mode, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(mode)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert _check(str(root / "k.py"))[0] == []

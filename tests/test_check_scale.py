@@ -150,6 +150,10 @@ def test_pruned_cached_parallel_and_one_file_checks_equal_the_full_analysis(tmp_
     import pallas_lsp.cli
 
     monkeypatch.setattr(pallas_lsp.cli, "PARALLEL_FROM", 0)  # (`-j 2` starts workers for any module)
+    import pallas_lsp.cache
+
+    # Hashes kept by stat are trusted at once (edits come many checks apart: each has a new ctime).
+    monkeypatch.setattr(pallas_lsp.cache, "SETTLED_NS", 0)
     root = tmp_path / "ws"
     rng = random.Random(seed)
     st = _state(rng)

@@ -8,6 +8,11 @@ Two kinds of entry, in one JSON file per workspace root under the cache folder
 - **facts** by content hash: each file's import statements and Pallas words
   (:class:`analysis.program.FileFacts`), from which the import graph and what concerns
   Pallas are worked out again on every run (stats, no parsing);
+- **stats** by path: each file's content hash with the ``os.stat`` it was read under (mtime,
+  ctime, size, inode), so a later run takes the hash of a file whose stat is unchanged without
+  reading it (git's index, ruff's cache). A hash is trusted only for a file whose ctime was
+  at least :data:`SETTLED_NS` older than the moment it was read: a file written again after
+  that has another ctime, which no program can set back (``touch -d`` sets mtime only);
 - **results** by file: its findings, with what its analysis depended on: the content of every
   module it read, every importer list and every "concerns Pallas" answer it asked for, the
   list of workspace files, the tool's own code and the settings. A result is used only when all
@@ -28,12 +33,13 @@ import json
 import os
 import secrets
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
 from .analysis.findings import Finding, Related, Severity
-from .analysis.import_scan import ImportFact
+from .analysis.import_scan import LazyImportFacts
 from .analysis.module import Span
 from .analysis.program import FileFacts
 from .files import FileReadError, read_regular_bytes
@@ -42,6 +48,8 @@ FORMAT = 1
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than this is not read
 DEFAULT_FOLDER = ".pallas-lsp-cache"
 UNCACHEABLE = "?jedi"  # a dependency no cache can check (see Program.note)
+SETTLED_NS = 3_000_000_000  # (a file changed within this of being read is hashed again next run)
+MAX_STATS = 200_000  # stat entries kept (beyond: started afresh, as the memory bound of a run)
 
 
 def content_hash(text: str) -> str:
@@ -101,6 +109,9 @@ class CheckCache:
         # (one layout at a time: a file created, deleted or an __init__ edited starts afresh).
         self.edges: dict = {}
         self._hashes: dict[int, tuple[str, str]] = {}  # id(text) -> (text, its hash): hashed once a run
+        # path -> [mtime_ns, ctime_ns, size, inode, content hash, when it was read (ns)]
+        self.stats: dict[str, list] = {}
+        self._pending: dict[str, tuple[list, int]] = {}  # path -> (its stat, the time) taken before a read
         self.changed = False
         self.hits = self.misses = 0
 
@@ -140,14 +151,19 @@ class CheckCache:
             self.facts, self.results = facts, results
             if isinstance(edges, dict) and isinstance(edges.get("by_path"), dict):
                 self.edges = edges
+            stats = data.get("stats")
+            if isinstance(stats, dict):
+                self.stats = stats
 
     def save(self) -> None:
         """Write the cache (when anything changed), atomically; a folder that cannot be written
         is not an error (the next run just works the results out again)."""
         if not self.changed:
             return
+        if len(self.stats) > MAX_STATS:
+            self.stats = {}
         body = json.dumps({"tool": self.tool, "facts": self.facts, "results": self.results,
-                           "edges": self.edges},
+                           "edges": self.edges, "stats": self.stats},
                           separators=(",", ":")).encode()
         folder = self.file.parent
         try:
@@ -174,36 +190,68 @@ class CheckCache:
         self._hashes[id(text)] = (text, h)
         return h
 
+    # --- content hashes by stat (analysis.program.FactsStore) ------------------------------------
+    def known_digest(self, path: str) -> str | None:
+        """The content hash kept for ``path`` if its stat is the one it was read under (and it
+        had settled then); None otherwise, and the stat taken now is what :meth:`digest`
+        records for the text read next."""
+        now = time.time_ns()
+        try:
+            st = os.stat(path)
+        except OSError:
+            self._pending.pop(path, None)
+            return None
+        stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+        raw = self.stats.get(path)
+        if isinstance(raw, list) and len(raw) == 6 and raw[:4] == stat and isinstance(raw[4], str) \
+                and isinstance(raw[5], int) and raw[1] + SETTLED_NS <= raw[5]:
+            return raw[4]
+        self._pending[path] = (stat, now)
+        return None
+
+    def digest(self, path: str, text: str) -> str:
+        """The content hash of the text just read for ``path``; kept with the stat
+        :meth:`known_digest` took before the read (a file changed in between has another stat
+        by the next run, and is read again)."""
+        h = self._hash(text)
+        pending = self._pending.pop(path, None)
+        if pending is not None:
+            stat, when = pending
+            entry = [*stat, h, when]
+            if self.stats.get(path) != entry:
+                self.stats[path] = entry
+                self.changed = True
+        return h
+
     # --- facts (analysis.program.FactsStore) -------------------------------------------------------
-    def get(self, text: str) -> FileFacts | None:
-        raw = self.facts.get(self._hash(text))
+    def get(self, digest: str) -> FileFacts | None:
+        raw = self.facts.get(digest)
         if not isinstance(raw, list) or len(raw) != 3:
             return None
         try:
             imports, pallas, words = raw
-            return FileFacts(tuple(ImportFact.from_json(i) for i in imports), bool(pallas), str(words))
+            return FileFacts(LazyImportFacts(imports), bool(pallas), str(words))  # type: ignore[arg-type]
         except (TypeError, ValueError):
             return None
 
-    def put(self, text: str, facts: FileFacts) -> None:
-        self.facts[self._hash(text)] = [[i.to_json() for i in facts.imports], facts.mentions_pallas,
-                                          facts.launch_words]
+    def put(self, digest: str, facts: FileFacts) -> None:
+        self.facts[digest] = [[i.to_json() for i in facts.imports], facts.mentions_pallas, facts.launch_words]
         self.changed = True
 
     # --- import edges (analysis.program.FactsStore) ------------------------------------------------
-    def get_edges(self, layout: str, path: str, text: str) -> set[str] | None:
+    def get_edges(self, layout: str, path: str, digest: str) -> set[str] | None:
         if self.edges.get("layout") != layout:
             return None
         raw = self.edges["by_path"].get(path)
-        if not (isinstance(raw, list) and len(raw) == 2 and raw[0] == self._hash(text)
+        if not (isinstance(raw, list) and len(raw) == 2 and raw[0] == digest
                 and isinstance(raw[1], list) and all(isinstance(t, str) for t in raw[1])):
             return None
         return set(raw[1])
 
-    def put_edges(self, layout: str, path: str, text: str, targets: set[str]) -> None:
+    def put_edges(self, layout: str, path: str, digest: str, targets: set[str]) -> None:
         if self.edges.get("layout") != layout:
             self.edges = {"layout": layout, "by_path": {}}
-        self.edges["by_path"][path] = [self._hash(text), sorted(targets)]
+        self.edges["by_path"][path] = [digest, sorted(targets)]
         self.changed = True
 
     # --- results ---------------------------------------------------------------------------------

@@ -195,8 +195,7 @@ class Checker:
         elif dependency == UNCACHEABLE:
             got = "?"
         else:
-            text = program.text(dependency)  # type: ignore[attr-defined]
-            got = "-" if text is None else content_hash(text)
+            got = program.digest(dependency) or "-"  # type: ignore[attr-defined]
         memo[dependency] = got
         return got
 
@@ -349,6 +348,10 @@ class TextOverlay:
 
         got = self.texts.get(os.path.abspath(path))
         return got if got is not None else read_file(path)
+
+    def overrides(self, path: str) -> bool:
+        """Whether ``path`` reads a fixed text instead of the file (Program._on_disk)."""
+        return os.path.abspath(path) in self.texts
 
 
 def _fix_file(checker: "Checker", path: Path, *, unsafe: bool, findings: list[Finding] | None) -> FixResult:

@@ -65,3 +65,17 @@ def test_launch_words_are_uses_of_a_launch_api_not_attributes_that_share_its_nam
     for reading in ("w = self.kernel[...]\n", "v = layer.gate.kernel.value\n",
                     "self.kernel = nnx.Param(init(key, shape))\n"):
         assert words(reading) == "", reading
+
+
+def test_lazy_import_facts_decode_on_first_read_as_the_scanned_ones():
+    from pallas_lsp.analysis.import_scan import LazyImportFacts
+
+    facts = scan_imports("from a.b import c as d, e\nimport f.g\nfrom . import h\n")
+    lazy = LazyImportFacts([f.to_json() for f in facts])
+    assert lazy == facts and tuple(lazy) == facts and len(lazy) == 3 and lazy[1] == facts[1]
+    assert hash(lazy) == hash(facts)
+    import pytest
+
+    for bad in ({"x": 1}, [[1, "a"]], ["import a"]):
+        with pytest.raises(ValueError):
+            LazyImportFacts(bad)

@@ -12,6 +12,7 @@ a missed one would lose findings, so it errs on the side of more.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_STATEMENT_LINES = 5000  # a bracketed import list longer than this is cut (and not parsed)
@@ -35,6 +36,41 @@ class ImportFact:
         is_from, module, level, names = raw
         return ImportFact(bool(is_from), str(module), int(level),
                           tuple((str(n), None if a is None else str(a)) for n, a in names))
+
+
+class LazyImportFacts(Sequence):
+    """Import facts kept as their JSON form (:meth:`ImportFact.to_json`, as ``check``'s cache
+    holds them) until first read: a warm run mostly takes each module's import edges from the
+    cache and never needs the statements themselves (decoding them all was a tenth of it)."""
+
+    __slots__ = ("_raw", "_facts")
+
+    def __init__(self, raw: list) -> None:
+        if not isinstance(raw, list) or not all(isinstance(i, list) and len(i) == 4 for i in raw):
+            raise ValueError("not a list of import facts")
+        self._raw: list | None = raw
+        self._facts: tuple[ImportFact, ...] | None = None
+
+    def _decoded(self) -> tuple[ImportFact, ...]:
+        if self._facts is None:
+            self._facts = tuple(ImportFact.from_json(i) for i in self._raw or ())
+            self._raw = None
+        return self._facts
+
+    def __getitem__(self, i):
+        return self._decoded()[i]
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+    def __iter__(self):
+        return iter(self._decoded())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._decoded())
 
 
 def scan_imports(text: str) -> tuple[ImportFact, ...]:

@@ -92,13 +92,18 @@ def walk_python_files(root: str | Path, suffixes: tuple[str, ...] = (".py",)) ->
             yield path
 
 
-_DISK: dict[str, tuple[int, int, str]] = {}
+_DISK: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (its stat, its text)
+
+
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    # (ctime too: a rewrite that keeps size and mtime, `touch -d`, still changes it)
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
 
 
 def read_source_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
     """A Python file's text, decoded as CPython decodes it (:func:`files.decode_source`), read
     only if it is a regular file of at most ``max_bytes`` bytes (never blocking), cached by
-    (mtime, size): a workspace scan re-reads only what changed. Raises :class:`FileReadError`
+    its stat (mtime, ctime, size, inode): a workspace scan re-reads only what changed. Raises :class:`FileReadError`
     or :class:`SourceDecodeError`."""
     try:
         st = os.stat(path)
@@ -106,14 +111,13 @@ def read_source_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
         _DISK.pop(path, None)
         raise FileReadError(path, describe_os_error(exc)) from exc
     hit = _DISK.get(path)
-    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size and st.st_size <= max_bytes \
-            and stat.S_ISREG(st.st_mode):
-        return hit[2]
+    if hit is not None and hit[0] == _stat_key(st) and st.st_size <= max_bytes and stat.S_ISREG(st.st_mode):
+        return hit[1]
     data, st = read_regular(path, max_bytes)
     text = decode_source(data)
     if len(_DISK) > 20000:
         _DISK.clear()
-    _DISK[path] = (st.st_mtime_ns, st.st_size, text)
+    _DISK[path] = (_stat_key(st), text)
     return text
 
 
@@ -178,16 +182,21 @@ def file_facts(text: str) -> FileFacts:
 
 
 class FactsStore(Protocol):
-    """Facts by module text, kept across runs (``check``'s on-disk cache); and each module's
-    import edges, by its text and the workspace's layout (:meth:`Program.layout_key`)."""
+    """Facts by module content, kept across runs (``check``'s on-disk cache); each module's
+    import edges, by its content and the workspace's layout (:meth:`Program.layout_key`); and
+    content hashes by path, which a file whose stat is unchanged gives without being read."""
 
-    def get(self, text: str) -> FileFacts | None: ...
+    def known_digest(self, path: str) -> str | None: ...
 
-    def put(self, text: str, facts: FileFacts) -> None: ...
+    def digest(self, path: str, text: str) -> str: ...
 
-    def get_edges(self, layout: str, path: str, text: str) -> set[str] | None: ...
+    def get(self, digest: str) -> FileFacts | None: ...
 
-    def put_edges(self, layout: str, path: str, text: str, targets: set[str]) -> None: ...
+    def put(self, digest: str, facts: FileFacts) -> None: ...
+
+    def get_edges(self, layout: str, path: str, digest: str) -> set[str] | None: ...
+
+    def put_edges(self, layout: str, path: str, digest: str, targets: set[str]) -> None: ...
 
 
 def _reach(graph: dict[str, set[str]], seeds: set[str], depth: int) -> set[str]:
@@ -239,7 +248,8 @@ class Program:
         self._project = None
         self._files: list[str] | None = None
         self._imports: dict[str, tuple[FileFacts, set[str]]] = {}  # path -> (facts, imported workspace paths)
-        self._facts: dict[str, tuple[str, FileFacts]] = {}  # path -> (text, its facts)
+        # path -> (its content hash from facts_store, its facts); the hash is None without a store
+        self._facts: dict[str, tuple[str | None, FileFacts]] = {}
         self.facts_store = facts_store  # facts by content, kept across runs (``check``'s cache)
         self._layout: str | None = None  # layout_key(), once worked out ("" when it may not be used)
         self._importers_map: dict[str, set[str]] | None = None  # module -> modules importing it
@@ -750,22 +760,55 @@ class Program:
 
     def facts(self, path: str) -> FileFacts | None:
         """What a module's text says about imports and Pallas (:func:`file_facts`), cached by
-        text (and by content in ``facts_store``, which ``check`` keeps on disk)."""
+        path (and by content in ``facts_store``, which ``check`` keeps on disk: there a file
+        whose stat is unchanged is not even read)."""
         path = os.path.abspath(path)
         self.note(path)
         got = self._facts.get(path)
         if got is not None:  # (until the module is reported changed: forget, files_changed)
             return got[1]
+        store = self.facts_store if self._on_disk(path) else None
+        digest = store.known_digest(path) if store is not None else None
+        facts = store.get(digest) if digest is not None else None  # type: ignore[union-attr]
+        if facts is None:
+            text = self._read(path)
+            if text is None:
+                return None
+            if store is not None:
+                digest = store.digest(path, text)
+                facts = store.get(digest)
+            if facts is None:
+                facts = file_facts(text)
+                if store is not None:
+                    store.put(digest, facts)  # type: ignore[arg-type]
+        self._facts[path] = (digest, facts)
+        return facts
+
+    def digest(self, path: str) -> str | None:
+        """A module's content hash (None where it cannot be read), from ``facts_store``
+        without reading the file where its stat is unchanged; without a store, the hash of its
+        text."""
+        path = os.path.abspath(path)
+        store = self.facts_store if self._on_disk(path) else None
+        if store is not None:
+            got = self._facts.get(path)
+            if got is not None and got[0] is not None:
+                return got[0]
+            known = store.known_digest(path)
+            if known is not None:
+                return known
         text = self._read(path)
         if text is None:
             return None
-        facts = self.facts_store.get(text) if self.facts_store is not None else None
-        if facts is None:
-            facts = file_facts(text)
-            if self.facts_store is not None:
-                self.facts_store.put(text, facts)
-        self._facts[path] = (text, facts)
-        return facts
+        if store is not None:
+            return store.digest(path, text)
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def _on_disk(self, path: str) -> bool:
+        """Whether a module reads as the file on disk (not a text the reader holds instead, such
+        as ``check --fix``'s fixed texts): only then may a hash kept by stat stand for it."""
+        overrides = getattr(self._read, "overrides", None)
+        return overrides is None or not overrides(path)
 
     def known_facts(self) -> dict[str, FileFacts]:
         """The facts of every module scanned so far, by path (for :meth:`seed_facts`)."""
@@ -792,17 +835,17 @@ class Program:
         cached = self._imports.get(path)
         if cached is not None and cached[0] is facts:
             return cached[1]
-        text = self._facts[path][0]  # (None for facts seeded by -j's parent: no store there)
-        layout = self.layout_key() if text is not None else None
+        digest = self._facts[path][0]  # (None without a store, and for facts seeded by -j's parent)
+        layout = self.layout_key() if digest is not None else None
         store = self.facts_store if layout else None
-        got = store.get_edges(layout, path, text) if store is not None else None  # type: ignore[arg-type]
+        got = store.get_edges(layout, path, digest) if store is not None else None  # type: ignore[arg-type]
         if got is None:
             got = set()
             for fact in facts.imports:
                 got |= self._fact_targets(path, fact, 0)
             got.discard(path)
             if store is not None:
-                store.put_edges(layout, path, text, got)  # type: ignore[arg-type]
+                store.put_edges(layout, path, digest, got)  # type: ignore[arg-type]
         self._set_imports(path, facts, got)
         return got
 
@@ -818,8 +861,7 @@ class Program:
             for f in sorted(os.path.abspath(f) for f in self.files()):
                 h.update(f.encode("utf-8", "surrogatepass") + b"\0")
                 if os.path.basename(f) == "__init__.py":
-                    h.update(hashlib.blake2b((self._read(f) or "").encode("utf-8", "surrogatepass"),
-                                             digest_size=16).digest())
+                    h.update((self.digest(f) or "-").encode())
             self._layout = h.hexdigest()
         return self._layout or None
 
