@@ -95,7 +95,7 @@ def bench_repo(repo: Path, files: list[str], padding: int) -> dict:
         shutil.rmtree(cache, ignore_errors=True)
         cold = ours(tree, ".")
         warm = ours(tree, ".")
-        full = ours(tree, "--no-cache", ".", env={"PALLAS_LSP_FULL_ANALYSIS": "1"})
+        full = ours(tree, "--no-cache", "-j", "1", ".", env={"PALLAS_LSP_FULL_ANALYSIS": "1"})
         j1 = ours(tree, "--no-cache", "-j", "1", ".")
         j2 = ours(tree, "--no-cache", "-j", "2", ".")
         shutil.rmtree(ruff_cache, ignore_errors=True)

@@ -141,7 +141,7 @@ def _full(root: Path, monkeypatch) -> list[tuple]:
     """The full analysis: every module analysed (Checker.prune off), no cache."""
     with monkeypatch.context() as m:
         m.setenv("PALLAS_LSP_FULL_ANALYSIS", "1")
-        return _check("--no-cache", str(root))
+        return _check("--no-cache", "-j", "1", str(root))  # (one process: nothing shared out)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -308,3 +308,20 @@ def test_without_j_many_modules_go_to_workers_and_find_the_same(tmp_path, monkey
     default = _check(str(tmp_path))
     assert started == [2]
     assert default == _check("-j", "1", str(tmp_path)) and len(default) == 12
+
+
+def test_the_full_analysis_is_full_in_workers_too(tmp_path, monkeypatch):
+    """PALLAS_LSP_FULL_ANALYSIS (the reference the equality tests compare with) reaches -j's
+    workers: a module that does not concern Pallas is analysed there too (its syntax error is
+    reported), as in one process. Workers once pruned, and the reference was not full."""
+    import pallas_lsp.cli
+
+    monkeypatch.setattr(pallas_lsp.cli, "PARALLEL_FROM", 0)
+    for i in range(3):
+        (tmp_path / f"k{i}.py").write_text((CORPUS / "get_global_interpret_true_basic.py").read_text())
+    (tmp_path / "broken.py").write_text("x = (\n")
+    assert not any(f[0] == "broken.py" for f in _check("--no-cache", "-j", "2", str(tmp_path)))
+    monkeypatch.setenv("PALLAS_LSP_FULL_ANALYSIS", "1")
+    one = _check("--no-cache", "-j", "1", str(tmp_path))
+    assert [f[3] for f in one if f[0] == "broken.py"] == ["PAL900"]
+    assert _check("--no-cache", "-j", "2", str(tmp_path)) == one

@@ -172,7 +172,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             todo = []
         for p, fs, recorded in check_parallel(todo, worker_base, not args.no_config, jobs, root,
                                               with_fixes=fixing or args.statistics,  # (--statistics: fixable)
-                                              facts=facts, record=cache is not None):
+                                              facts=facts, record=cache is not None, prune=checker.prune):
             got[p] = fs
             if recorded is not None and cache is not None:
                 cache.keep_values(os.path.abspath(p), checker.settings_key(checker.config_for(Path(p))),

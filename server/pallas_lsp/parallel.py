@@ -19,7 +19,7 @@ _WITH_FIXES = False  # (set per worker process by _init: ``check --fix`` wants t
 
 
 def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: bool = False,
-          facts: dict | None = None, record: bool = False) -> None:
+          facts: dict | None = None, record: bool = False, prune: bool = True) -> None:
     global _WORKER, _WITH_FIXES
     from .checker import Checker
     from .rules import default_engine
@@ -27,7 +27,8 @@ def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: boo
     from .runtime import tune_gc
 
     tune_gc(batch=True)
-    checker = Checker(default_engine(records=_records_of(base)), base, use_file_config=use_file_config)
+    checker = Checker(default_engine(records=_records_of(base)), base, use_file_config=use_file_config,
+                      prune=prune)
     if root is not None:
         checker.workspace(root)
         if facts:  # (the parent scanned every file already: no worker scans them again)
@@ -59,11 +60,13 @@ def _plain_extra(extra: dict) -> dict:
 
 def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, jobs: int,
                    root: str | None = None, *, with_fixes: bool = False,
-                   facts: dict | None = None, record: bool = False) -> list[tuple[str, list[Finding], dict | None]]:
+                   facts: dict | None = None, record: bool = False,
+                   prune: bool = True) -> list[tuple[str, list[Finding], dict | None]]:
     """Findings per file, checked by ``jobs`` processes; ``with_fixes``: each finding's fixes
     built in the worker (they cross as :class:`Prebuilt`); ``facts``: each module's scanned
     facts (Program.seed_facts), shared with every worker; ``record``: each analysed module's
-    dependencies come back with the findings (the parent keeps them in its cache)."""
+    dependencies come back with the findings (the parent keeps them in its cache); ``prune``
+    off: every module analysed, as the parent's full analysis (``PALLAS_LSP_FULL_ANALYSIS``)."""
     if not files:
         return []
     jobs = max(1, min(jobs, os.cpu_count() or 1, len(files)))
@@ -72,7 +75,7 @@ def check_parallel(files: Sequence[Path], base: Config, use_file_config: bool, j
     chunks = [[str(f) for f in files[i:i + n]] for i in range(0, len(files), n)]
     results: list[tuple[str, list[Finding], dict | None]] = []
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init,
-                             initargs=(base, use_file_config, root, with_fixes, facts, record)) as pool:
+                             initargs=(base, use_file_config, root, with_fixes, facts, record, prune)) as pool:
         for part in pool.map(_check, chunks):
             results.extend(part)
     return results
