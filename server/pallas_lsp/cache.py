@@ -108,7 +108,6 @@ class CheckCache:
         # Import edges: {"layout": Program.layout_key(), "by_path": {path: [content hash, targets]}}
         # (one layout at a time: a file created, deleted or an __init__ edited starts afresh).
         self.edges: dict = {}
-        self._hashes: dict[int, tuple[str, str]] = {}  # id(text) -> (text, its hash): hashed once a run
         # path -> [mtime_ns, ctime_ns, size, inode, content hash, when it was read (ns)]
         self.stats: dict[str, list] = {}
         self._pending: dict[str, tuple[list, int]] = {}  # path -> (its stat, the time) taken before a read
@@ -182,14 +181,6 @@ class CheckCache:
             except (OSError, NameError):
                 pass
 
-    def _hash(self, text: str) -> str:
-        hit = self._hashes.get(id(text))
-        if hit is not None and hit[0] is text:
-            return hit[1]
-        h = content_hash(text)
-        self._hashes[id(text)] = (text, h)
-        return h
-
     # --- content hashes by stat (analysis.program.FactsStore) ------------------------------------
     def known_digest(self, path: str) -> str | None:
         """The content hash kept for ``path`` if its stat is the one it was read under (and it
@@ -213,7 +204,7 @@ class CheckCache:
         """The content hash of the text just read for ``path``; kept with the stat
         :meth:`known_digest` took before the read (a file changed in between has another stat
         by the next run, and is read again)."""
-        h = self._hash(text)
+        h = content_hash(text)  # (no memo by text: it would keep every file's text alive)
         pending = self._pending.pop(path, None)
         if pending is not None:
             stat, when = pending
