@@ -616,3 +616,65 @@ def test_a_prebuilt_launch_is_built_again_inside_the_block_only_where_the_copy_m
     assert not _build_fixes("    y = add_one(x)\n" + inside.replace("add_one(x)", "add_one(y)"))
     # The function binds a name the build reads: the copy would read another `kernel`.
     assert not _build_fixes("    kernel = None\n" + inside)
+
+
+PINNED = HEADER + """
+jax.config.update("jax_platforms", "cpu")
+DEBUG = False
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def run(x, mode={default}):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32), interpret={value})(x)
+
+
+print(run(jnp.ones((128,), jnp.float32)))
+"""
+ON_CPU_HOSTS = "Interpret it where it runs on a CPU"
+
+
+def _cpu_host_fix(default, value):
+    code = PINNED.format(default=default, value=value)
+    titles = [t for t in fixes_of(code, "PAL510") if t.startswith(ON_CPU_HOSTS)]
+    if not titles:
+        return None
+    (title,) = titles
+    return apply_edits(code, fixes_of(code, "PAL510")[title].edits)
+
+
+def test_a_falsy_interpret_setting_on_a_cpu_host_is_made_to_interpret_there():
+    host = 'jax.default_backend() == "cpu"'
+    # A literal False or None is replaced; anything else keeps what it selects off CPU hosts.
+    assert f"interpret={host})(x)" in _cpu_host_fix("None", "False")
+    assert f"interpret={host})(x)" in _cpu_host_fix("None", "None")
+    assert f"interpret=mode or {host})(x)" in _cpu_host_fix("False", "mode")
+    assert f"interpret=DEBUG or {host})(x)" in _cpu_host_fix("None", "DEBUG")
+    # (A value that is not an atom is parenthesised: `a if b else c or d` would mean another thing.)
+    assert f"interpret=(DEBUG and mode) or {host})(x)" in _cpu_host_fix("None", "DEBUG and mode")
+    # The parameter's default is left alone: it would be evaluated when `run` is defined.
+    assert "def run(x, mode=False):" in _cpu_host_fix("False", "mode")
+
+
+def test_an_inverted_host_test_at_the_launch_becomes_the_host_test():
+    fixed = _cpu_host_fix("None", 'jax.default_backend() != "cpu"')
+    assert 'interpret=jax.default_backend() == "cpu")(x)' in fixed and "!=" not in fixed
+
+
+def test_a_launch_lowered_for_cpu_is_made_to_interpret_on_every_host():
+    # Lowering for cpu needs interpret mode whatever the host: a host test would be False on a GPU.
+    code = HEADER + """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+add_one = pl.pallas_call(kernel, out_shape=X)
+print(jax.jit(add_one).trace(X).lower(lowering_platforms=("cpu",)).as_text()[:80])
+"""
+    (title,) = [t for t in fixes_of(code, "PAL510") if t.startswith(ON_CPU_HOSTS)]
+    assert title.endswith("(interpret=True)")
+    assert "add_one = pl.pallas_call(kernel, out_shape=X, interpret=True)" in apply_edits(code, fixes_of(code, "PAL510")[title].edits)

@@ -36,7 +36,8 @@ worked example)::
                  | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}
                  | "transposeIntoScratch": {"name": "{src}_t"}
                  | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
-                 | "makeGridStatic": true | "extendContext": true | "buildInContext": true}],
+                 | "makeGridStatic": true | "extendContext": true | "buildInContext": true
+                 | "interpretOnCpuHosts": true}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -173,10 +174,13 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 #   extended over the statements right after it that hold the reads;
 # * buildInContext: true (rules/context_fixes.py): a launch read when built, bound to a name
 #   before a function's force_* block that calls it: a copy of the build as the block's first
-#   statement ("{name}" in the title: the name).
+#   statement ("{name}" in the title: the name);
+# * interpretOnCpuHosts: true (rules/context_fixes.py): the falsy interpret setting that
+#   decides a CPU-host launch (a default, a constant, an inverted host test) written as
+#   ``jax.default_backend() == "cpu"``.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
            "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
-           "extendContext", "buildInContext")
+           "extendContext", "buildInContext", "interpretOnCpuHosts")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -453,7 +457,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
-        if op in ("makeGridStatic", "extendContext", "buildInContext"):
+        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts"):
             if body is not True:
                 raise DetectionError(f"{w}.{op}", "must be true")
             out.append(FixSpec(title, op, "", **common))

@@ -1,5 +1,6 @@
-"""PAL511's fixes: the ``with force_*_interpret_mode():`` block extended over the calls it
-misses, or a launch built before it built again inside it.
+"""Fixes that change a launch's context. PAL511's: the ``with force_*_interpret_mode():``
+block extended over the calls it misses, or a launch built before it built again inside it.
+PAL510's: a falsy interpret setting on a CPU host made to interpret there.
 
 A launch reads its interpret setting when it is built (``pl.pallas_call``, ``pl.kernel``) or
 when it is called (``plgpu.kernel``). Where the read that escapes the context manager is in a
@@ -14,7 +15,7 @@ import ast
 
 from ..analysis import api
 from ..analysis.findings import Fix, TextEdit
-from ..analysis.fixes import siblings_of, spans_a_string, statement_of
+from ..analysis.fixes import add_kwarg, siblings_of, spans_a_string, statement_of, value_in_module
 from ..analysis.launches import applied_at
 from ..analysis.module import Span
 from ..analysis.rule_api import Hit
@@ -146,3 +147,44 @@ def build_in_context(hit: Hit, title: str, safe: bool) -> Fix | None:
     copied = "".join(" " * body_at.col + line[col:] + "\n" if line.strip() else "\n" for line in text)
     return Fix(title.replace("{name}", name), (TextEdit(Span(body_at.line, 0, body_at.line, 0), copied),),
                preferred=safe, safe=safe)
+
+
+# An interpret value written before `or` needs no parentheses if it is one of these.
+_ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+_HOST_TEST = '{jax}.default_backend() == "cpu"'
+
+
+def interpret_on_cpu_hosts(hit: Hit, title: str, safe: bool) -> Fix | None:
+    """PAL510's fix: the launch made to interpret where the code runs or lowers it for a CPU.
+    With no ``interpret=``, it gets ``interpret=jax.default_backend() == "cpu"`` (or ``True``
+    when it is lowered for cpu explicitly, which fails on any host). With one that is falsy
+    there (``interpret=False``, a parameter whose default or caller says False, an inverted
+    host test), its value ``v`` becomes ``v or <that>``: whatever it selects elsewhere it keeps
+    (params objects are truthy); a literal False/None, or the inverted test itself, is
+    replaced. The launch's keyword is edited, never a parameter's default, which would be
+    evaluated when the function is defined, before the platform may be settled."""
+    ctx = hit.context
+    if not ctx.cpu_host or ctx.host_reason not in ("pinned", "host-test", "lowered"):
+        return None
+    index = hit.index
+    value, imports = ("True", ()) if ctx.host_reason == "lowered" else value_in_module(index, _HOST_TEST)
+    got = hit.launch_option("interpret")
+    if got is None:
+        site = hit.launch.site
+        if index.path_of(site.scope) != index.path:
+            return None
+        edit = add_kwarg(index, site.node, site.scope, "interpret", value)
+        return Fix(title.replace("{value}", value), (edit,) + imports, safe=safe)
+    node, scope, _ = got
+    if index.path_of(scope) != index.path:
+        return None
+    span = index.span(node, scope)
+    decided_here = ctx.host_reason == "host-test" and ctx.evidence and ctx.evidence[0].span == span
+    if decided_here or (isinstance(node, ast.Constant) and not node.value):
+        text = value
+    else:
+        code = index.code_of(node, scope)
+        if not code or "\n" in code:
+            return None
+        text = f"{code if isinstance(node, _ATOMS) else f'({code})'} or {value}"
+    return Fix(title.replace("{value}", text), (TextEdit(span, text),) + imports, safe=safe)

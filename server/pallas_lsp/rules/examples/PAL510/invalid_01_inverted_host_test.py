@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: The interpret flag is the wrong way round: interpreted on accelerators, compiled on a CPU host.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
+# fix: Interpret it where it runs on a CPU (interpret=interpret or jax.default_backend() == "cpu")
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

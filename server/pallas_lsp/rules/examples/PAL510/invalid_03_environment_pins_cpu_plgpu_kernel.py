@@ -1,7 +1,7 @@
 # pallas-lsp example: invalid
 # note: JAX_PLATFORMS=cpu set in the file before jax is imported; a plgpu.kernel without interpret.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
-# fix: Interpret it on CPU hosts (interpret=jax.default_backend() == "cpu")
+# fix: Interpret it where it runs on a CPU (interpret=jax.default_backend() == "cpu")
 import os
 
 os.environ["JAX_PLATFORMS"] = "cpu"

@@ -1,7 +1,7 @@
 # pallas-lsp example: invalid
 # note: Lowering a compiled pallas_call for the cpu platform (lowering for tpu or cuda would be fine).
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
-# fix: Interpret it on CPU hosts (interpret=jax.default_backend() == "cpu")
+# fix: Interpret it where it runs on a CPU (interpret=True)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,7 +1,7 @@
 # pallas-lsp example: invalid
 # note: The script makes a CPU device the default one: the compiled Mosaic TPU launch is placed, and lowered, on the CPU.
 # raises: ValueError: Only interpret mode is supported on CPU backend\.
-# fix: Interpret it on CPU hosts (interpret=jax.default_backend() == "cpu")
+# fix: Interpret it where it runs on a CPU (interpret=jax.default_backend() == "cpu")
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
