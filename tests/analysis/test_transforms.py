@@ -267,3 +267,45 @@ def test_a_transformation_in_another_module_reaches_the_launch_and_is_underlined
 
     assert check(tmp_path) == [("use.py", 7, "PAL502"), ("use.py", 8, "PAL501")]
     assert check(tmp_path / "use.py") == [("use.py", 7, "PAL502"), ("use.py", 8, "PAL501")]  # (one file: the same)
+
+
+def test_a_transformation_reaches_the_launch_through_modules_in_between(tmp_path):
+    """``jax.grad(loss)`` in a training script, ``loss`` in a model module calling a layer that
+    calls the GPU-interpreted kernel of a third module (run under jax 0.12: the jvp rule's
+    TypeError). A model that stops the gradient before the layer is clean; a module naming
+    the layer and ``grad`` but differentiating something else reaches nothing."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from pallas_lsp.cli import main
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ws'\n")
+    (tmp_path / "kern.py").write_text(
+        "import jax\nfrom jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+        "def kernel(x_ref, o_ref):\n    o_ref[...] = x_ref[...] * x_ref[...]\n\n\n"
+        "def square(x):\n    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+        "                          interpret=plgpu.InterpretGPUParams())(x)\n")
+    (tmp_path / "layers.py").write_text("from kern import square\n\n\ndef layer(x):\n    return square(x) + 1.0\n")
+    (tmp_path / "model.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom layers import layer\n\n\n"
+        "def loss(x):\n    return jnp.sum(layer(x))\n\n\n"
+        "def frozen_loss(x):\n    return jnp.sum(layer(jax.lax.stop_gradient(x))) + jnp.sum(x)\n")
+    (tmp_path / "train.py").write_text(
+        "import jax\nimport jax.numpy as jnp\nfrom model import frozen_loss, loss\n\n\n"
+        "def main():\n    x = jnp.ones((8, 128), jnp.float32)\n    print(jax.grad(frozen_loss)(x))\n"
+        "    print(jax.grad(loss)(x))\n")
+    (tmp_path / "other.py").write_text(
+        "import jax\nfrom layers import layer\n\n\ndef f(x):\n    return x * 2\n\n\ng = jax.grad(f)\nh = layer\n")
+
+    def check(*paths):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            try:
+                main(["check", "--no-cache", "-j", "1", "--output-format", "json", *map(str, paths)])
+            except SystemExit:
+                pass
+        return sorted((f["path"].rsplit("/", 1)[-1], f["line"], f["code"]) for f in json.loads(out.getvalue()))
+
+    assert check(tmp_path) == [("train.py", 9, "PAL501")]
+    assert check(tmp_path / "train.py") == [("train.py", 9, "PAL501")]  # (the script alone: the same)

@@ -19,6 +19,7 @@ from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
 from .reach import Reached, reach
+from .transforms import MAX_HOPS as TRANSFORM_HOPS, WORDS as TRANSFORM_WORDS
 from .scopes import CallSite, DecoratorSite
 from .suppression import Suppression, find_suppression, may_hold_suppression
 
@@ -235,7 +236,15 @@ class Engine:
         index, ev = got
         rules = self._active(select, ignore)
         units = [path]
-        for p in program.importers_of(path) + sorted(program.imports_with_packages(path)):
+        imported = program.imports_with_packages(path)
+        # A transformation here may reach a launch through modules in between (jax.grad of a
+        # model's loss that calls a kernel's function): those launches' modules are analysed
+        # too, for the findings that sit here only.
+        through = _imported_through(program, imported, TRANSFORM_HOPS - 1) \
+            if program.mentions(path, TRANSFORM_WORDS) else set()
+        importers = program.importers_of(path)
+        through -= imported | set(importers)
+        for p in importers + sorted(imported) + sorted(through):
             # A module that cannot launch adds no candidates of its own: it is read only where
             # a launch's analysis asks for it (a caller deciding a mode), and never indexed else.
             if p not in units and program.concerns_pallas(p) and program.can_launch(p):
@@ -259,6 +268,8 @@ class Engine:
             else:
                 program.read_again(cached[2])  # (this analysis depends on what the unit read)
             ls, cands = cached[1]
+            if unit in through:
+                cands = [c for c in cands if c.path == path]
             candidates += cands
             if unit == path:
                 launches = ls
@@ -714,3 +725,19 @@ def _chain_names(c: Candidate) -> list[str]:
 
 
 __all__ = ["AnalysisResult", "Engine", "LaunchView", "describe_context"]
+
+
+def _imported_through(program, start: set[str], hops: int) -> set[str]:
+    """What the modules of ``start`` import, through up to ``hops`` more steps, keeping to
+    modules that concern Pallas (the others lead to no launch)."""
+    out: set[str] = set()
+    frontier = [p for p in start if program.concerns_pallas(p)]
+    for _ in range(hops):
+        after = []
+        for p in frontier:
+            for q in program.imports_of(p):
+                if q not in start and q not in out and program.concerns_pallas(q):
+                    out.add(q)
+                    after.append(q)
+        frontier = after
+    return out

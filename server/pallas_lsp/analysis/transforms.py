@@ -46,6 +46,7 @@ TRANSFORM_APIS = {
 # Reverse mode: linearize, then transpose (``jax.hessian`` is jacfwd of jacrev).
 REVERSE_APIS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.linearize", "jax.jacrev", "jax.hessian"})
 _LAST_NAMES = frozenset(n.rsplit(".", 1)[1] for n in TRANSFORM_APIS)
+WORDS = _LAST_NAMES  # (a module whose text has none of these applies no transformation)
 _WORDS = _LAST_NAMES | {"partial"}  # the names a transformation is called or decorated by
 # ``f.defvjp(fwd, bwd)`` of a custom_vjp / custom_jvp: registers its rule, runs nothing under
 # the transformation (maxtext's megablox gmm: jax.custom_vjp(...) then .defvjp(_gmm_fwd, ...)).
@@ -54,6 +55,9 @@ _RULE_REGISTRATIONS = frozenset({"defvjp", "defjvp", "defjvps"})
 CUSTOM_RULES = {"jax.custom_vjp", "jax.custom_jvp"}
 STOP_GRADIENT = {"jax.lax.stop_gradient"}
 _MAX_SCOPES = 200
+# How many modules away a transformation is looked for: the launch's module, a model that
+# calls its function, the training script that differentiates the model.
+MAX_HOPS = 3
 
 
 @dataclass(frozen=True)
@@ -145,33 +149,48 @@ class TransformFinder:
         self._with_importers = with_importers
 
     def _importers(self, launches: list["Launch"]) -> list["TransformFinder"]:
-        """The finders of the workspace modules that import this one, name a transformation and
-        name a function that builds one of ``launches`` (or a name a launch is bound to):
-        ``jax.vmap(double)`` in a script reaches the launch ``double`` builds here. (Through a
-        module in between, a transformation is not followed: that would index every importer
-        that says ``grad``.)"""
+        """The finders of the workspace modules that reach one of ``launches`` through a
+        transformation: ``jax.vmap(double)`` in a script, where ``double`` builds the launch
+        here, or ``jax.grad(loss)`` where ``loss``, in a module in between, calls ``double``
+        (up to :data:`MAX_HOPS` modules away). Each step is taken on cheap facts first: an
+        importer is indexed only if its text names a function of the step before that leads
+        to a launch, and searched for transformations only if it also names one; so a module
+        that says ``grad`` but none of those functions is never indexed."""
         program = self.ev.program
         if not self._with_importers or program is None or not self.index.path:
             return []
         names: set[str] = set()
         for launch in launches:
             names.update(launch.bound_names)
-            s = launch.scope
-            while s is not None and s.kind != "module":
-                if s.kind in ("function", "class") and s.name:
-                    names.add(s.name)
-                s = s.parent
+            names.update(_enclosing_names(launch.scope))
         if not names:
             return []
         out = []
-        for p in program.importers_of(self.index.path, depth=1):  # type: ignore[attr-defined]
-            if not (program.mentions(p, _LAST_NAMES) and program.mentions(p, names)):  # type: ignore[attr-defined]
-                continue
-            ev = program.evaluator(p)  # type: ignore[attr-defined]
-            if ev is not None and ev is not self.ev:
-                found = TransformFinder(ev.index, ev, with_importers=False)
-                if found.transforms:
-                    out.append(found)
+        seen = {self.index.path}
+        frontier = [(self.index.path, names)]
+        for hop in range(MAX_HOPS):
+            last = hop == MAX_HOPS - 1
+            after: list[tuple[str, set[str]]] = []
+            for path, wanted in frontier:
+                for p in program.importers_of(path, depth=1):  # type: ignore[attr-defined]
+                    if p in seen or not program.mentions(p, wanted):  # type: ignore[attr-defined]
+                        continue
+                    seen.add(p)
+                    transforms_here = program.mentions(p, _LAST_NAMES)  # type: ignore[attr-defined]
+                    if last and not transforms_here:
+                        continue
+                    ev = program.evaluator(p)  # type: ignore[attr-defined]
+                    if ev is None or ev is self.ev:
+                        continue
+                    if transforms_here:
+                        found = TransformFinder(ev.index, ev, with_importers=False)
+                        if found.transforms:
+                            out.append(found)
+                    if not last:
+                        leading = _callers_of(ev.index, wanted)
+                        if leading:
+                            after.append((p, leading))
+            frontier = after
         return out
 
     def transformed(self, launches: Iterable["Launch"]) -> dict[int, list[Transform]]:
@@ -388,3 +407,29 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
 
 __all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "SHARD", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "is_built_launch",
            "through_wrappers"]
+
+
+def _enclosing_names(scope: Scope | None) -> set[str]:
+    """The names of the functions and classes a scope is in (what another module calls)."""
+    out = set()
+    while scope is not None and scope.kind != "module":
+        if scope.kind in ("function", "class") and scope.name:
+            out.add(scope.name)
+        scope = scope.parent
+    return out
+
+
+def _callers_of(index: ModuleIndex, names: set[str]) -> set[str]:
+    """The functions (and classes) of a module that call one of ``names`` or hand it on as an
+    argument, by the name's last part: the names a module importing this one would use to
+    reach them."""
+    out: set[str] = set()
+    for scope in (s for _, bp in index.parses for s in bp.scopes()):
+        if scope.kind == "module":
+            continue
+        for cs in scope.calls:
+            used = [cs.node.func, *cs.node.args, *(k.value for k in cs.node.keywords)]
+            if any(_last_name(n) in names for n in used):
+                out |= _enclosing_names(scope)
+                break
+    return out
