@@ -309,3 +309,15 @@ def test_a_transformation_reaches_the_launch_through_modules_in_between(tmp_path
 
     assert check(tmp_path) == [("train.py", 9, "PAL501")]
     assert check(tmp_path / "train.py") == [("train.py", 9, "PAL501")]  # (the script alone: the same)
+    # The finding shows the way: the model's call of the layer, the layer's call of the kernel's function.
+    out = io.StringIO()
+    with redirect_stdout(out):
+        try:
+            main(["check", "--no-cache", "-j", "1", "--output-format", "json", str(tmp_path / "train.py")])
+        except SystemExit:
+            pass
+    (finding,) = json.loads(out.getvalue())
+    steps = [(r["path"].rsplit("/", 1)[-1], r["line"], r["message"]) for r in finding["related"]
+             if r["message"].startswith("on the way")]
+    assert steps == [("model.py", 7, "on the way to the launch: `loss` calls `layer`"),
+                     ("layers.py", 5, "on the way to the launch: `layer` calls `square`")]

@@ -566,6 +566,8 @@ class Engine:
                 t = c.hit.transform
                 if t is not None:
                     add(t.span, f"the launch is {t.verb} here (`{t.api}`)", index.path_of(t.site.scope))
+                    for span, path, text in t.through:
+                        add(span, text, path)
                 for r in c.report.related:
                     add(r.span, r.message, r.path or c.path)
             chain_names = tuple(_chain_names(first))

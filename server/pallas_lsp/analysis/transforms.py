@@ -19,7 +19,7 @@ built in another is not followed.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable
 
 from .evaluate import CallVal, Decorated, Evaluator, Ext, FuncVal, PartialVal, TupleVal, Value
@@ -68,6 +68,9 @@ class Transform:
     api: str  # the public name: "jax.grad"
     site: CallSite | DecoratorSite
     span: Span
+    # The calls in other modules it reaches the launch through, outermost first: (span, path,
+    # what it says), shown with the finding (``loss`` in model.py calling ``layer``...).
+    through: tuple = field(default=(), compare=False, hash=False)
 
     @property
     def verb(self) -> str:
@@ -202,13 +205,24 @@ class TransformFinder:
         here, path_of = self.index.path, self.index.path_of
         for finder in [self] + self._importers(launches):
             for t, fv in finder.transforms:
-                for launch in finder._launches_under(fv, launches, t):
+                paths: dict[int, list[CallSite]] = {}
+                for launch in finder._launches_under(fv, launches, t, paths):
                     got = result.setdefault(id(launch), [])
                     if t not in got:
-                        got.append(t)
+                        got.append(finder._with_steps(t, paths.get(id(launch), ()), launch))
         for got in result.values():  # (this module's first, each module's in the order of its text)
             got.sort(key=lambda t: (path_of(t.site.scope) != here, path_of(t.site.scope) or "", t.span.line, t.span.col))
         return result
+
+    def _with_steps(self, t: Transform, steps, launch: "Launch") -> Transform:
+        """The transformation with the calls of other modules it goes through on the way."""
+        path_of = self.index.path_of
+        home = path_of(t.site.scope)
+        where = path_of(launch.site.scope)
+        through = tuple((self.index.span(cs.node, cs.scope), path_of(cs.scope),
+                         f"on the way to the launch: `{cs.scope.name}` calls `{self.index.code_of(cs.node.func, cs.scope)}`")
+                        for cs in steps if path_of(cs.scope) not in (home, where))
+        return replace(t, through=through) if through else t
 
     # -- what a transformed function runs ---------------------------------------------------
     def _launch_of(self, v: Value, launches: list["Launch"]) -> "Launch | None":
@@ -236,7 +250,10 @@ class TransformFinder:
                 return None
         return None
 
-    def _launches_under(self, fv: Value, launches: list["Launch"], t: Transform | None = None) -> list["Launch"]:
+    def _launches_under(self, fv: Value, launches: list["Launch"], t: Transform | None = None,
+                        paths: dict | None = None) -> list["Launch"]:
+        """The launches a transformed callable runs; ``paths`` gets, for each, the calls it is
+        reached through (id(launch) -> [call site, ...], outermost first)."""
         ev = self.ev
         direct = self._launch_of(through_wrappers(ev, fv), launches)
         if direct is not None:
@@ -263,6 +280,19 @@ class TransformFinder:
         found: list["Launch"] = []
         seen = {id(fn)}
         todo = [fn]
+        came_from: dict[int, tuple[Scope, CallSite]] = {}  # a function visited -> who called it, where
+
+        def reached(launch: "Launch", scope: Scope, last: CallSite | None = None) -> None:
+            found.append(launch)
+            if paths is None:
+                return
+            steps = [last] if last is not None else []
+            s = scope
+            while id(s) in came_from and len(steps) < _MAX_SCOPES:
+                s, cs = came_from[id(s)]
+                steps.append(cs)
+            paths[id(launch)] = steps[::-1]
+
         ruled: set[int] = set()  # functions given a custom rule here: not differentiated, nor what they run
 
         def under_rule(s: Scope | None) -> bool:
@@ -280,7 +310,7 @@ class TransformFinder:
                 seen.add(id(sub))
                 for launch in launches:
                     if launch.scope is sub and launch not in found and not self._no_tangent(launch, untouched):
-                        found.append(launch)
+                        reached(launch, scope)
                 for cs in sub.calls:
                     if untouched(cs):
                         continue
@@ -303,13 +333,14 @@ class TransformFinder:
                         launch = self._launch_of(through_wrappers(ev, v), launches)
                         if launch is not None:
                             if launch not in found and not (i == 0 and stopped):
-                                found.append(launch)
+                                reached(launch, scope, cs)
                             continue
                         if i == 0 and stopped:
                             continue
                         t = self._function(v)
                         if t is not None and id(t) not in seen and not under_rule(t):
                             seen.add(id(t))
+                            came_from[id(t)] = (scope, cs)
                             todo.append(t)
         return found
 
