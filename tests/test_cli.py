@@ -234,3 +234,20 @@ def test_select_on_the_command_line_wins_over_the_project_file(tmp_path):
     assert run("check", str(path)).returncode == 0  # the file selects PAL004 only
     proc = run("check", "--select", "PAL001", str(path))
     assert proc.returncode == 1 and "PAL001" in proc.stdout
+
+
+def test_backends_cpu_puts_compiled_launches_on_a_cpu_host(tmp_path):
+    # The corpus case runs a compiled pallas_call in a script: it fails on a CPU host only.
+    path = tmp_path / "k.py"
+    path.write_text((CORPUS / "get_global_interpret_true_basic.py").read_text().replace("        interpret=True,\n", ""))
+    assert run("check", "--no-config", str(path)).returncode == 0  # the code does not say where it runs
+    proc = run("check", "--no-config", "--backends", "cpu", "--output-format", "json", str(path))
+    assert proc.returncode == 1
+    (f,) = json.loads(proc.stdout)
+    assert f["code"] == "PAL510" and "the `backends` setting lists cpu" in f["message"]
+    # The project file says so too, and the command line wins over it.
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nbackends = ["cpu"]\n')
+    assert run("check", str(path)).returncode == 1
+    assert run("check", "--backends", "tpu", str(path)).returncode == 0
+    bad = run("check", "--backends", "cpu,gpu", str(path))
+    assert bad.returncode == 2 and "unknown backend `gpu`" in bad.stderr

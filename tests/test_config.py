@@ -106,3 +106,10 @@ def test_what_if_key(tmp_path):
     assert config_from_table({"what-if": False}, tmp_path, "p.toml").what_if is False
     bad = config_from_table({"what-if": "no"}, tmp_path, "p.toml")
     assert bad.what_if is None and any("`what-if` must be true or false" in p for p in bad.problems)
+
+
+def test_backends_may_list_the_cpu(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nbackends = ["tpu", "cpu", "gpu"]\n')
+    cfg = find_config(tmp_path / "k.py")
+    assert cfg.backends == ("tpu", "cpu")
+    assert any("unknown backend `gpu` (known: tpu, triton, mosaic_gpu, cpu)" in p for p in cfg.problems)

@@ -74,10 +74,12 @@ class Checker:
         except (OSError, RuntimeError):  # a symlink loop cannot be resolved: its folder's config
             cfg = find_config(path.parent)
         merged = cfg.merged(self.base)
-        if self.base.select is not None:  # the command line's --select wins over the file's (as in ruff)
-            from dataclasses import replace
+        from dataclasses import replace
 
+        if self.base.select is not None:  # the command line's --select wins over the file's (as in ruff)
             merged = replace(merged, select=self.base.select)
+        if self.base.backends is not None:  # (and --backends over the file's `backends`)
+            merged = replace(merged, backends=self.base.backends)
         return merged
 
     program: object = None  # analysis.program.Program: follow imports across the checked tree

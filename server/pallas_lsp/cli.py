@@ -93,9 +93,18 @@ def cmd_check(args: argparse.Namespace) -> int:
                _unknown_rule_flag("--ignore", ignore, prefixes=False, records=store.records)]
     if any(unknown):
         return 2
+    backends = None
+    if args.backends is not None:
+        from .config import BACKENDS
+
+        backends = _split([args.backends]) or ()
+        wrong = [b for b in backends if b not in BACKENDS]
+        if wrong:
+            _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
+            return 2
     base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []),
-                  assume_interpret=args.assume_interpret)
+                  assume_interpret=args.assume_interpret, backends=backends)
     from .runtime import tune_gc
 
     tune_gc(batch=True)
@@ -368,6 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--statistics", action="store_true",
                    help="print the number of findings per rule code instead of each finding "
                         "([*]: --fix would fix some; json with --output-format json)")
+    c.add_argument("--backends", metavar="LIST",
+                   help="comma-separated: where compiled launches run when the code does not say (tpu, triton, "
+                        "mosaic_gpu; cpu: also on CPU hosts, where Pallas only interprets); wins over the "
+                        "`backends` setting")
     c.add_argument("--assume-interpret", choices=["true", "tpu", "gpu"],
                    help="what would break when debugging on a CPU: analyse compiled launches as if launched "
                         "with interpret=True, TPU interpret params or GPU interpret params (such findings say "

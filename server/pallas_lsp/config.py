@@ -136,7 +136,7 @@ def cache_folder(cfg: Config, default: Path) -> tuple[Path, str | None]:
     return target, None
 
 
-BACKENDS = ("tpu", "triton", "mosaic_gpu")
+BACKENDS = ("tpu", "triton", "mosaic_gpu", "cpu")  # cpu: the code also runs on CPU hosts
 
 
 def known_backends_only(values: tuple[str, ...] | None, what: str, problems: list[str]) -> tuple[str, ...] | None:

@@ -122,3 +122,21 @@ def test_unknown_rules_in_settings_are_reported_and_left_out():
         "pallas-lsp setting `ignore`: unknown rule `PAL00`"]
     s, problems = parse_settings({"select": ["PAL00", "typo", "inline-mgpu-interpret"]})
     assert s.select == ("PAL00", "inline-mgpu-interpret") and len(problems) == 1 and "`typo`" in problems[0]
+
+
+@pytest.mark.asyncio
+async def test_the_backends_setting_can_say_the_code_runs_on_cpu_hosts(vscode):
+    # A compiled launch in a script: nothing fails until the code is said to run on a CPU host.
+    text = BASIC.replace("        interpret=True,\n", "")
+    uri = "file:///tmp/settings_backends_cpu.py"
+    open_doc(vscode, uri, text)
+    assert await diagnostics(vscode, uri, 1) == []
+    n = len(vscode.published.get(uri, []))
+    vscode.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"pallasLsp": {"backends": ["cpu"]}}))
+    for _ in range(500):
+        if len(vscode.published.get(uri, [])) > n and vscode.published[uri][-1][1]:
+            break
+        await asyncio.sleep(0.02)
+    (d,) = vscode.published[uri][-1][1]
+    assert d.code == "PAL510" and "the `backends` setting lists cpu" in d.message

@@ -1,4 +1,5 @@
-"""Under real JAX: the programs of tests/analysis/test_transforms.py and test_hosts.py run clean
+"""Under real JAX: the programs of tests/analysis/test_transforms.py, test_hosts.py and
+test_hosts_configured.py (analysed with ``backends = ["cpu"]``) run clean
 when the analyser reports nothing, and raise the error of the reported record otherwise."""
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from types import ModuleType
 import pytest
 
 from pallas_lsp.rules import default_rule_set
-from tests.analysis import test_hosts, test_transforms
+from tests.analysis import test_hosts, test_hosts_configured, test_transforms
 
 from .conftest import Program
 
 pytestmark = pytest.mark.oracle
 
 RECORD_OF = {r.code: r.record_data for r in default_rule_set() if getattr(r, "record_data", None) is not None}
-SUITES = {"transforms": test_transforms, "hosts": test_hosts}
+SUITES = {"transforms": test_transforms, "hosts": test_hosts, "hosts_configured": test_hosts_configured}
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,7 @@ RUN_STATE = f"{PL}.run_state"
 JIT = "jax.jit"
 PARTIAL = "functools.partial"
 DEFAULT_BACKEND = "jax.default_backend"
+LOWER_AS_MLIR = "jax.experimental.pallas.lower_as_mlir"  # (lowers for ["tpu"] unless told)
 
 GPU_MESHES = {f"{PLGPU}.Mesh", f"{PLGPU}.WarpMesh"}
 GPU_COMPILER_PARAMS = {f"{PLGPU}.CompilerParams"}

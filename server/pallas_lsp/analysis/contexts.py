@@ -116,6 +116,13 @@ class Context:
         return self.mode.words
 
     @property
+    def compiled_on_this_host(self) -> bool:
+        """Compiled where the program runs (not lowered for a named platform, not already known
+        to be on a CPU host)."""
+        return self.mode != Mode.UNKNOWN and not self.mode.is_interpret and self.lowered_for is None \
+            and not self.cpu_host
+
+    @property
     def decided_by(self) -> str:
         return self.evidence[0].note if self.evidence else ""
 

@@ -164,6 +164,8 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
             f"launched with {value}{where}{' by ' + caller if caller else ''}"
         if not ctx.certain:
             text += ", which interprets on CPU hosts"
+    elif ctx.cpu_host and ctx.host_reason == "configured":
+        text = f"compiled on a CPU host ({how}; {ctx.evidence[1].note if len(ctx.evidence) > 1 else 'no interpret setting'})"
     elif ctx.cpu_host:
         text = f"compiled on a CPU host ({how}{where})"
     elif ctx.cuda_lowering:
@@ -364,7 +366,7 @@ class Engine:
             if launch is None or id(e) not in live:
                 continue
             self._recording(ev, index, e.deps if keep else None)
-            launch.contexts = options.apply(resolver.resolve(launch, lowered.get(id(launch))), launch)
+            launch.contexts = options.apply(resolver.resolve(launch, lowered.get(id(launch))), launch, resolver)
             launch.transforms = tuple(transformed.get(id(launch), ()))
             e.reached = reach(ev, launch.kernels) if launch.kernels else []
         # 3. The rules, over the launches found now, in the order of the text.
@@ -638,10 +640,10 @@ class ContextOptions:
     def key(self) -> tuple:
         return self.backends + ((f"assume:{self.assume_interpret}",) if self.assume_interpret else ())
 
-    def apply(self, contexts: list[Context], launch: Launch) -> list[Context]:
+    def apply(self, contexts: list[Context], launch: Launch, resolver: ContextResolver) -> list[Context]:
         if self.assume_interpret is not None:
             return with_assumed_interpret(contexts, launch, self.assume_interpret)
-        return with_backends(contexts, self.backends)
+        return with_backends(contexts, self.backends, launch, resolver)
 
 
 def with_assumed_interpret(contexts: list[Context], launch: Launch, assumed: str) -> list[Context]:
@@ -662,23 +664,35 @@ def with_assumed_interpret(contexts: list[Context], launch: Launch, assumed: str
 
 def normalise_backends(backends: Iterable[str]) -> tuple[str, ...]:
     """The known backend names of a ``backends`` setting, sorted and deduplicated."""
-    return tuple(sorted({b for b in backends if b in BACKEND_MODES}))
+    return tuple(sorted({b for b in backends if b in BACKEND_MODES or b == CPU_BACKEND}))
 
 
-def with_backends(contexts: list[Context], backends: tuple[str, ...]) -> list[Context]:
-    """A compiled context whose backend the code does not say, as one context per backend the
-    code ships to (the ``backends`` setting); the others as they are."""
+# ``backends = ["cpu"]``: the code also runs on CPU hosts (a laptop, CI without accelerators).
+CPU_BACKEND = "cpu"
+CPU_SETTING_NOTE = "the `backends` setting lists cpu"
+
+
+def with_backends(contexts: list[Context], backends: tuple[str, ...], launch: Launch,
+                  resolver: ContextResolver) -> list[Context]:
+    """A compiled context whose backend the code does not say, as one context per accelerator
+    the code ships to (the ``backends`` setting); the others as they are. With ``cpu`` listed,
+    each compiled context that runs where the program runs, and that no branch on the host
+    keeps off a CPU host, also runs on one, where Pallas only interprets: one context more."""
     if not backends:
         return contexts
+    accelerators = [b for b in backends if b in BACKEND_MODES]
+    on_cpu = CPU_BACKEND in backends
     out: list[Context] = []
     for c in contexts:
-        if c.mode != Mode.COMPILED or c.cpu_host:
-            out.append(c)
-            continue
-        for b in backends:
-            mode = BACKEND_MODES[b]
-            out.append(replace(c, mode=mode, configured=True,
-                               lowering_semantics="warpgroup" if mode == Mode.MOSAIC_GPU else None))
+        these = [c]
+        if c.mode == Mode.COMPILED and not c.cpu_host and accelerators:
+            these = [replace(c, mode=BACKEND_MODES[b], configured=True,
+                             lowering_semantics="warpgroup" if BACKEND_MODES[b] == Mode.MOSAIC_GPU else None)
+                     for b in accelerators]
+        if on_cpu and c.compiled_on_this_host and resolver.reached_on_cpu_host(launch, c):
+            these = these + [replace(c, cpu_host=True, host_reason="configured", host_span=None, configured=True,
+                                     evidence=(Evidence(launch.anchor, CPU_SETTING_NOTE),) + c.evidence)]
+        out.extend(these)
     return out
 
 

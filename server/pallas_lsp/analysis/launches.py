@@ -13,7 +13,7 @@ from .evaluate import (
 from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
-from .hosts import find_cpu_pins
+from .hosts import find_cpu_pins, host_test
 from .transforms import TransformFinder, is_built_launch, through_wrappers
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
@@ -562,17 +562,22 @@ class ContextResolver:
 
     # --- explicit lowering for a platform ------------------------------------------------
     def _find_lowerings(self) -> list[tuple[CallSite, Span, str]]:
-        """``jax.jit(f).trace(...).lower(lowering_platforms=(P,))`` and ``jax.export(f,
-        platforms=(P,))`` for an accelerator P: (the call, the platforms argument, P)."""
+        """``jax.jit(f).trace(...).lower(lowering_platforms=(P,))``, ``jax.export(f,
+        platforms=(P,))`` and ``pl.lower_as_mlir(f, ..., platforms=[P])`` for a platform P:
+        (the call, the platforms argument, P)."""
         out = []
-        for cs in self.index.calls_to(("export", "lower")):
+        for cs in self.index.calls_to(("export", "lower", "lower_as_mlir")):
             if cs.callee_last == "lower":
                 arg = self.ev.kwarg(cs, "lowering_platforms")
-            elif cs.callee_last == "export":
+            elif cs.callee_last in ("export", "lower_as_mlir"):
                 arg = self.ev.kwarg(cs, "platforms")
             else:
                 continue
             if arg is None:
+                if cs.callee_last == "lower_as_mlir" and \
+                        self.ev.called_api(self.ev.value(cs.node, cs.scope, self.ev.order_of(cs))) == api.LOWER_AS_MLIR:
+                    # (Its platforms default to ["tpu"]: jax/_src/pallas/core.py, lower_as_mlir.)
+                    out.append((cs, self.index.span(cs.node, cs.scope), "tpu"))
                 continue
             v = self.ev.value(arg, cs.scope, self.ev.order_of(cs))
             plats = []
@@ -600,8 +605,8 @@ class ContextResolver:
         """The function(s) a ``X.trace(...).lower(...)`` / ``jax.export(f, ...)`` lowers."""
         node: ast.AST = cs.node.func
         order = self.ev.order_of(cs)
-        if cs.callee_last == "export" and cs.positional:
-            return [self.ev.value(cs.positional[0], cs.scope, order)]
+        if cs.callee_last in ("export", "lower_as_mlir") and cs.positional:
+            return [self._through_vmap(self.ev.value(cs.positional[0], cs.scope, order))]
         out: list[Value] = []
         while isinstance(node, ast.Attribute):
             node = node.value
@@ -619,6 +624,15 @@ class ContextResolver:
                 out.append(self.ev.value(node, cs.scope, order))
                 break
         return out
+
+    def _through_vmap(self, v: Value) -> Value:
+        """``jax.jit(jax.vmap(f))`` -> ``f``: lowering a batched function lowers what it batches."""
+        for _ in range(4):
+            if isinstance(v, CallVal) and self.ev.called_api(v) in (api.JIT, "jax.vmap") and v.site.positional:
+                v = self.ev.value(v.site.positional[0], v.site.scope, v.order)
+            else:
+                break
+        return v
 
     def _launches_under(self, v: Value) -> list[Launch]:
         # A built launch bound to a name: match by the name's binding value (through
@@ -680,7 +694,7 @@ class ContextResolver:
                     if c.mode != Mode.UNKNOWN and not c.mode.is_interpret:
                         contexts.append(c)
             contexts = [replace(c, evidence=evidence + c.evidence, cpu_host=True, host_span=host_span, host_reason=reason)
-                        if _compiled_on_this_host(c) else c for c in contexts]
+                        if c.compiled_on_this_host else c for c in contexts]
         return contexts
 
     def _cpu_host(self, launch: Launch, reads: list[CallSite], uncovered: list[CallSite]):
@@ -772,6 +786,72 @@ class ContextResolver:
         # there: at the launch, or at a call on the way to it (a test calling a helper).
         return [c for c in results
                 if not any(skips.skipped(self.ev, site, c.self_class) for site in [launch.site] + [s for _, s in c.via])]
+
+    def reached_on_cpu_host(self, launch: Launch, ctx: Context) -> bool:
+        """Whether a context of the launch may run on a CPU-only host: no branch on the host
+        (``if on_gpu:``, ``if jax.default_backend() == "cpu": return ...``, a test skipped on
+        CPU) keeps it away, at the launch or at a call on the way to it."""
+        if self._in_a_kernel(launch.site.scope):
+            return False
+        sites = [launch.site] + [s for _, s in ctx.via]
+        if any(skips.skipped(self.ev, site, ctx.self_class, host="cpu", via=ctx.via) for site in sites):
+            return False
+        return bool(ctx.via) or self._called_on_cpu_host(launch.site.scope, 0)
+
+    def _called_on_cpu_host(self, scope: Scope, depth: int, seen: frozenset = frozenset()) -> bool:
+        """Whether the function around ``scope`` may be called on a CPU host: it is not a
+        function, it has no caller here (an API: anyone may call it), or one of its calls (or
+        the places it is passed on from) is not kept off CPU hosts (a helper called only by
+        tests skipped there is not)."""
+        if self._in_a_kernel(scope):
+            return False  # (a core_map in a kernel body is part of that kernel, lowered with it)
+        fn = _enclosing_function(scope)
+        if fn is None:
+            return True
+        if id(fn) in seen:
+            return False  # (a cycle: the way in is judged where it starts)
+        if depth > 4:
+            return True
+        seen = seen | {id(fn)}
+        owner = classes.class_of(self.ev, fn.parent) if fn.parent is not None and fn.parent.kind == "class" else None
+        if owner is not None and skips.class_skipped(self.ev, owner, "cpu"):
+            return False  # (a method of a test class skipped there: its tests call it)
+        callers = self.ev.callers_of(fn)
+        if not callers:
+            # (A def nested in a function, returned or passed on, exists only once that runs.)
+            outer = _enclosing_function(fn.parent)
+            return outer is None or self._called_on_cpu_host(fn.parent, depth + 1, seen)
+        for inv in callers:
+            site = inv.site
+            rule = self._differentiated(site) if inv.how == "passed" else None
+            if rule is not None:  # (``f.defvjp(fwd, bwd)``: fwd and bwd run where f runs)
+                if self._called_on_cpu_host(rule, depth + 1, seen):
+                    return True
+            elif site.scope.kind == "class":  # (passed in a class body: its tests' decorator parameters)
+                ref = classes.class_of(self.ev, site.scope)
+                if ref is None or not skips.class_skipped(self.ev, ref, "cpu"):
+                    return True
+            elif any(self._covered(site, setter) for setter in self.setters):
+                continue  # (called inside a force_/set_ interpret mode: interpreted there)
+            elif not skips.skipped(self.ev, site, None, host="cpu") and self._called_on_cpu_host(site.scope, depth + 1, seen):
+                return True
+        return False
+
+    def _differentiated(self, site: CallSite) -> Scope | None:
+        """For ``f.defvjp(fwd, bwd)`` / ``f.defjvp(jvp)`` passing a function: ``f``'s function."""
+        func = site.node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in ("defvjp", "defjvp"):
+            return None
+        return self.ev.function_of(self.ev.value(func.value, site.scope, self.ev.order_of(site)))
+
+    def _in_a_kernel(self, scope: Scope | None) -> bool:
+        """Whether ``scope`` lies in the body of a kernel of one of the module's launches."""
+        kernels = {id(k) for other in self.launches for k in other.kernels}
+        while scope is not None:
+            if id(scope) in kernels:
+                return True
+            scope = scope.parent
+        return False
 
     def _with_kernels(self, launch: Launch, ctx: Context) -> Context:
         """A context that came through a caller's call runs the kernel that same call passes
@@ -887,7 +967,7 @@ class ContextResolver:
         seen = set() if seen is None else seen
         if depth > _MAX_CALLER_DEPTH:
             return [Context(Mode.UNKNOWN, (Evidence(span, note, self._path(scope)),))]
-        host = _host_test(node, self.ev, scope, order)
+        host = host_test(node, self.ev, scope, order)
         if host == "cpu":
             return [Context(Mode.INTERPRET, (Evidence(span, note, self._path(scope)),), certain=False)]
         if host == "accelerator":  # interpreted off CPU hosts only: compiled exactly on one
@@ -1056,50 +1136,3 @@ def _enclosing_function(scope: Scope | None) -> Scope | None:
         scope = scope.parent
     return scope
 
-
-def _compiled_on_this_host(c: Context) -> bool:
-    """A compiled context that runs where the program runs (not one lowered for a platform)."""
-    return c.mode != Mode.UNKNOWN and not c.mode.is_interpret and c.lowered_for is None and not c.cpu_host
-
-
-def _host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order) -> str | None:
-    """``"cpu"`` for ``jax.default_backend() == "cpu"`` and its spellings (true exactly on CPU
-    hosts), ``"accelerator"`` for the inverse (``!= "cpu"``, ``== "tpu"``), through a name bound
-    to such a test (``ON_CPU = jax.default_backend() == "cpu"``); else None."""
-    for _ in range(4):
-        if not isinstance(node, ast.Name):
-            break
-        b = ev.lookup(node.id, scope, order)
-        if b is None or b.kind != "assign" or not isinstance(b.node, ast.Compare):
-            return None
-        node, scope, order = b.node, b.scope if getattr(b, "scope", None) is not None else scope, None
-    if _cpu_host_test(node, ev, scope, order):
-        return "cpu"
-    if _cpu_host_test(node, ev, scope, order, inverse=True):
-        return "accelerator"
-    return None
-
-
-def _cpu_host_test(node: ast.expr, ev: Evaluator, scope: Scope, order: Order, inverse: bool = False) -> bool:
-    """``jax.default_backend() == "cpu"`` and its spellings: interpret exactly on CPU hosts
-    (``inverse``: exactly off them)."""
-    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
-        return False
-    op = node.ops[0]
-    left, right = node.left, node.comparators[0]
-    for a, b in ((left, right), (right, left)):
-        c = ev.const(b, scope, order)
-        if not isinstance(c, str):
-            continue
-        is_backend = False
-        if isinstance(a, ast.Call):
-            is_backend = ev.ext_name(ev.value(a.func, scope, order)) == api.DEFAULT_BACKEND
-        elif isinstance(a, ast.Attribute) and a.attr == "platform":
-            is_backend = True
-        if not is_backend:
-            continue
-        on_cpu = (isinstance(op, ast.Eq) and c == "cpu") or (isinstance(op, ast.NotEq) and c in ("gpu", "tpu", "cuda"))
-        off_cpu = (isinstance(op, ast.NotEq) and c == "cpu") or (isinstance(op, ast.Eq) and c in ("gpu", "tpu", "cuda"))
-        if (off_cpu if inverse else on_cpu):
-            return True
-    return False

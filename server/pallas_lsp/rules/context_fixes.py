@@ -164,7 +164,7 @@ def interpret_on_cpu_hosts(hit: Hit, title: str, safe: bool) -> Fix | None:
     replaced. The launch's keyword is edited, never a parameter's default, which would be
     evaluated when the function is defined, before the platform may be settled."""
     ctx = hit.context
-    if not ctx.cpu_host or ctx.host_reason not in ("pinned", "host-test", "lowered"):
+    if not ctx.cpu_host or ctx.host_reason not in ("pinned", "host-test", "lowered", "configured"):
         return None
     index = hit.index
     value, imports = ("True", ()) if ctx.host_reason == "lowered" else value_in_module(index, _HOST_TEST)

@@ -53,7 +53,7 @@ class DataRule(Rule):
         self.modes = frozenset(_MODES[m] for m in detection.modes if m in _MODES)
         self.cuda_lowering = "cuda-lowering" in detection.modes
         # (A setter that misses the launch is a kind of its own: "setter-missed".)
-        self.host_reasons = ({"pinned", "host-test", "lowered"} if "cpu-host" in detection.modes else set()) | \
+        self.host_reasons = ({"pinned", "host-test", "lowered", "configured"} if "cpu-host" in detection.modes else set()) | \
             ({"setter"} if "setter-missed" in detection.modes else set())
         self.launch_apis = frozenset(api.canonical(a) for a in detection.launched_by) or None
         self.transforms = frozenset(detection.transformed_by)
