@@ -8,6 +8,8 @@
 
 export type ImportStrategy = "fromEnvironment" | "useBundled";
 export type LogLevel = "error" | "warning" | "info" | "debug";
+/** Where compiled launches run when the code does not say; `cpu`: also on CPU hosts. */
+export type Backend = "tpu" | "triton" | "mosaic_gpu" | "cpu";
 
 /** Everything the extension reads from `pallasLsp.*`, validated. */
 export interface ExtensionSettings {
@@ -19,6 +21,7 @@ export interface ExtensionSettings {
   select: string[];
   ignore: string[];
   records: string[];
+  backends: Backend[];
   debounceMs: number;
   codeLens: boolean;
   fixActions: boolean;
@@ -31,6 +34,7 @@ export interface ServerSettings {
   select: string[];
   ignore: string[];
   records: string[];
+  backends: Backend[];
   debounceMs: number;
   codeLens: boolean;
   fixActions: boolean;
@@ -47,6 +51,7 @@ export const DEFAULTS: ExtensionSettings = {
   select: [],
   ignore: [],
   records: [],
+  backends: [],
   debounceMs: 0,
   codeLens: true,
   fixActions: true,
@@ -61,6 +66,7 @@ export const SERVER_KEYS = [
   "select",
   "ignore",
   "records",
+  "backends",
   "debounceMs",
   "codeLens.enable",
   "codeAction.fixes.enable",
@@ -72,6 +78,7 @@ export const SERVER_KEYS = [
 export type SettingsGetter = (key: string) => unknown;
 
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warning", "info", "debug"];
+const BACKENDS: readonly Backend[] = ["tpu", "triton", "mosaic_gpu", "cpu"];
 
 function stringList(value: unknown, fallback: string[]): string[] {
   if (typeof value === "string") {
@@ -121,6 +128,9 @@ export function readSettings(
     select: stringList(get("select"), DEFAULTS.select),
     ignore: stringList(get("ignore"), DEFAULTS.ignore),
     records: expand(stringList(get("records"), DEFAULTS.records)),
+    backends: stringList(get("backends"), DEFAULTS.backends).filter((b): b is Backend =>
+      BACKENDS.includes(b as Backend),
+    ),
     debounceMs:
       typeof debounce === "number" && Number.isFinite(debounce) && debounce >= 0
         ? Math.round(debounce)
@@ -138,6 +148,7 @@ export function toServerSettings(s: ExtensionSettings): ServerSettings {
     select: [...s.select],
     ignore: [...s.ignore],
     records: [...s.records],
+    backends: [...s.backends],
     debounceMs: s.debounceMs,
     codeLens: s.codeLens,
     fixActions: s.fixActions,
@@ -174,6 +185,9 @@ export function checkArgs(s: ExtensionSettings, target: string): string[] {
   }
   for (const r of s.records) {
     args.push("--records", r);
+  }
+  if (s.backends.length) {
+    args.push("--backends", s.backends.join(","));
   }
   args.push(target);
   return args;

@@ -19,6 +19,7 @@ test("defaults when nothing is set", () => {
     select: [],
     ignore: [],
     records: [],
+    backends: [],
     debounceMs: 0,
     codeLens: true,
     fixActions: true,
@@ -33,6 +34,7 @@ test("VS Code settings map to the flat server object", () => {
       select: ["PAL001", "inline-mgpu-interpret"],
       ignore: ["PAL004"],
       records: ["${workspaceFolder}/errors/more.json", "~/records"],
+      backends: ["tpu", "cpu"],
       debounceMs: 300,
       "codeLens.enable": false,
       "codeAction.fixes.enable": false,
@@ -48,6 +50,7 @@ test("VS Code settings map to the flat server object", () => {
     select: ["PAL001", "inline-mgpu-interpret"],
     ignore: ["PAL004"],
     records: ["/w/errors/more.json", "/home/u/records"],
+    backends: ["tpu", "cpu"],
     debounceMs: 300,
     codeLens: false,
     fixActions: false,
@@ -66,6 +69,7 @@ test("wrong types fall back to defaults", () => {
     getter({
       select: "PAL001",
       ignore: [1, "", "PAL002", null],
+      backends: ["gpu", "cpu", 3],
       debounceMs: -5,
       "codeLens.enable": "no",
       logLevel: "verbose",
@@ -75,6 +79,7 @@ test("wrong types fall back to defaults", () => {
   );
   assert.deepEqual(s.select, ["PAL001"]);
   assert.deepEqual(s.ignore, ["PAL002"]);
+  assert.deepEqual(s.backends, ["cpu"]); // (an unknown backend is dropped, as the server would)
   assert.equal(s.debounceMs, 0);
   assert.equal(s.codeLens, true);
   assert.equal(s.logLevel, "info");
@@ -100,6 +105,7 @@ test("executable settings restart, rule settings are sent", () => {
     "pallasLsp.select",
     "pallasLsp.ignore",
     "pallasLsp.records",
+    "pallasLsp.backends",
     "pallasLsp.debounceMs",
     "pallasLsp.codeLens.enable",
     "pallasLsp.codeAction.fixes.enable",
@@ -115,7 +121,9 @@ test("executable settings restart, rule settings are sent", () => {
 });
 
 test("check arguments carry the rule settings", () => {
-  const s = readSettings(getter({ select: ["PAL001", "PAL003"], ignore: ["PAL004"], records: ["/r/a.json", "/r/b"] }));
+  const s = readSettings(
+    getter({ select: ["PAL001", "PAL003"], ignore: ["PAL004"], records: ["/r/a.json", "/r/b"], backends: ["cpu"] }),
+  );
   assert.deepEqual(checkArgs(s, "/w"), [
     "check",
     "--output-format",
@@ -128,6 +136,8 @@ test("check arguments carry the rule settings", () => {
     "/r/a.json",
     "--records",
     "/r/b",
+    "--backends",
+    "cpu",
     "/w",
   ]);
   assert.deepEqual(checkArgs(DEFAULTS, "/w"), ["check", "--output-format", "json", "/w"]);
