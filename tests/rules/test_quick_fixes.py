@@ -678,3 +678,50 @@ print(jax.jit(add_one).trace(X).lower(lowering_platforms=("cpu",)).as_text()[:80
     (title,) = [t for t in fixes_of(code, "PAL510") if t.startswith(ON_CPU_HOSTS)]
     assert title.endswith("(interpret=True)")
     assert "add_one = pl.pallas_call(kernel, out_shape=X, interpret=True)" in apply_edits(code, fixes_of(code, "PAL510")[title].edits)
+
+
+KERNEL_GRAD = HEADER + """
+
+def body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+double = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32), interpret=True)
+
+
+def loss(x):
+{use}
+
+
+def main():
+    print(jax.grad(loss)(jnp.ones((128,), jnp.float32))[:4])
+"""
+STOP = "Stop the gradient at the kernel's inputs"
+
+
+def test_a_kernel_jax_cannot_differentiate_gets_its_inputs_stopped():
+    code = KERNEL_GRAD.format(use="    return (double(x) * x).sum()")
+    (title,) = [t for t in fixes_of(code, "PAL507") if t.startswith(STOP)]
+    fixed = apply_edits(code, fixes_of(code, "PAL507")[title].edits)
+    assert "return (double(jax.lax.stop_gradient(x)) * x).sum()" in fixed
+    assert not fixes_of(code, "PAL507")[title].safe  # (the gradient changes: none flows through the kernel)
+    assert [f.code for f in analyse(fixed, "example.py").findings] == []
+
+
+def test_no_stopped_inputs_where_the_application_cannot_be_told_or_is_the_transformed_kernel():
+    twice = KERNEL_GRAD.format(use="    return (double(x) * double(x * 2.0)).sum()")
+    assert not [t for t in fixes_of(twice, "PAL507") if t.startswith(STOP)]  # (which one is differentiated?)
+    direct = HEADER + """
+
+def body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+def main():
+    x = jnp.ones((128,), jnp.float32)
+    double = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)
+    print(double(x)[:4])
+    print(jax.jvp(double, (x,), (jnp.ones_like(x),)))
+"""
+    # jax.jvp takes the kernel itself: stopping another call's input would change nothing.
+    assert not [t for t in fixes_of(direct, "PAL507") if t.startswith(STOP)]

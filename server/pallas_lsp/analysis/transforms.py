@@ -345,11 +345,17 @@ class TransformFinder:
         return found
 
     def _no_tangent(self, launch: "Launch", untouched=lambda cs: False) -> bool:
-        """The launch is applied where it is built (``pl.pallas_call(...)(x)``) to
+        """The launch is applied where it is built (``pl.pallas_call(...)(x)``), or through
+        the names it is bound to (``k = plgpu.kernel(...)``, a decorated def), to
         ``stop_gradient`` values only, or to nothing the transformation differentiates."""
+        from .launches import applied_at  # (launches imports this module)
+
         for cs in launch.scope.calls:
             if cs.node.func is launch.site.node:
                 return _all_stopped(self.ev, cs) or untouched(cs)
+        applied = [cs for cs in applied_at(self.ev, launch, chained=False) if _within(cs.scope, launch.scope)]
+        if applied:
+            return all(_all_stopped(self.ev, cs) or untouched(cs) for cs in applied)
         return False
 
 
@@ -464,3 +470,12 @@ def _callers_of(index: ModuleIndex, names: set[str]) -> set[str]:
                 out |= _enclosing_names(scope)
                 break
     return out
+
+
+def _within(scope: Scope | None, outer: Scope) -> bool:
+    """``scope`` is ``outer`` or nested in it."""
+    while scope is not None:
+        if scope is outer:
+            return True
+        scope = scope.parent
+    return False

@@ -37,7 +37,7 @@ worked example)::
                  | "transposeIntoScratch": {"name": "{src}_t"}
                  | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
                  | "makeGridStatic": true | "extendContext": true | "buildInContext": true
-                 | "interpretOnCpuHosts": true}],
+                 | "interpretOnCpuHosts": true | "stopGradientAtInputs": true}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -177,10 +177,12 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 #   statement ("{name}" in the title: the name);
 # * interpretOnCpuHosts: true (rules/context_fixes.py): the falsy interpret setting that
 #   decides a CPU-host launch (a default, a constant, an inverted host test) written as
-#   ``jax.default_backend() == "cpu"``.
+#   ``jax.default_backend() == "cpu"``;
+# * stopGradientAtInputs: true (rules/transform_fixes.py): each argument of the built
+#   kernel's one application in the module wrapped in ``jax.lax.stop_gradient``.
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
            "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
-           "extendContext", "buildInContext", "interpretOnCpuHosts")
+           "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -457,7 +459,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
-        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts"):
+        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs"):
             if body is not True:
                 raise DetectionError(f"{w}.{op}", "must be true")
             out.append(FixSpec(title, op, "", **common))

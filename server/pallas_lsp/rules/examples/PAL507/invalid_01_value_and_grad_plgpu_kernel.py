@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: jax.value_and_grad through a module-level plgpu.kernel (interpret=True), called from a helper.
 # raises: NotImplementedError: Differentiation rule for 'mpmd_map' not implemented
+# fix: Stop the gradient at the kernel's inputs (jax.lax.stop_gradient: no gradient flows through it)
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu

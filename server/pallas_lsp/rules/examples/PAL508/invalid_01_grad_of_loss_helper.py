@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: jax.grad of a loss whose helper launches a pallas_call (interpret=True): reverse mode needs a jax.custom_vjp.
 # raises: ValueError: Linearization failed to produce known values for all output primals
+# fix: Stop the gradient at the kernel's inputs (jax.lax.stop_gradient: no gradient flows through it)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

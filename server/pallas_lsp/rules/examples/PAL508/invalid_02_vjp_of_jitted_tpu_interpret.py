@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: jax.vjp of a jitted function whose pallas_call runs in the TPU interpreter.
 # raises: ValueError: Linearization failed to produce known values for all output primals
+# fix: Stop the gradient at the kernel's inputs (jax.lax.stop_gradient: no gradient flows through it)
 import functools
 
 import jax

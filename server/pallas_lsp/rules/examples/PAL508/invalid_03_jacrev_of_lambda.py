@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: jax.jacrev of a lambda that applies a launch built a few lines up.
 # raises: ValueError: Linearization failed to produce known values for all output primals
+# fix: Stop the gradient at the kernel's inputs (jax.lax.stop_gradient: no gradient flows through it)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: jax.jacfwd of a function whose pallas_call sees the tangent: the batched JVP batches the primal output.
 # raises: ValueError: at vmap out_axes\S*, got axis spec None but output was batched on axis 0
+# fix: Stop the gradient at the kernel's inputs (jax.lax.stop_gradient: no gradient flows through it)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
