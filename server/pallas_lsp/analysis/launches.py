@@ -977,7 +977,42 @@ class ContextResolver:
         if attr is not None:
             return self._from_class_attribute(*attr, span, note, depth, seen, via)
         v = self.ev.value(node, scope, order)
+        if isinstance(node, ast.BoolOp) and not isinstance(v, Const):
+            return self._bool_op(node, scope, order, span, note, depth, seen, via)
         return self._classify_value(v, node, scope, order, span, note, depth, seen, via)
+
+    def _bool_op(self, node: ast.BoolOp, scope, order, span, note, depth, seen, via) -> list[Context]:
+        """``interpret or debug`` (``and``): each operand's contexts, combined call by call
+        (operands that parameters fill from callers pair up only through the same call), as
+        Python picks the value: the first truthy operand of ``or``, the first falsy of ``and``,
+        else the last. An operand whose truth cannot be told makes the whole unknown."""
+        whole = Evidence(span, note, self._path(scope))
+        parts = [self.classify_all(v, scope, order, self.index.span(v, scope), self.index.code_of(v, scope),
+                                   depth + 1, seen, via) for v in node.values[:_MAX_BOOL_OPERANDS]]
+        if len(node.values) > _MAX_BOOL_OPERANDS or any(not p for p in parts):
+            return [Context(Mode.UNKNOWN, (whole,))]
+        combos: list[tuple[Context, ...]] = [()]
+        for options in parts:
+            combos = [c + (o,) for c in combos for o in options if _same_calls(c + (o,))][:_MAX_BOOL_COMBOS]
+        out = ContextSet()
+        pick_truthy = isinstance(node.op, ast.Or)
+        for combo in combos:
+            calls = tuple(dict.fromkeys(x for c in combo for x in c.via))
+            caller = next((c.caller for c in combo if c.caller), "")
+            chosen: Context | None = combo[-1]
+            for c in combo:
+                t = _truthiness(c)
+                if t is None:
+                    chosen = None
+                    break
+                if t is pick_truthy:
+                    chosen = c
+                    break
+            if chosen is None:
+                out.add(Context(Mode.UNKNOWN, (whole,), via=calls, caller=caller))
+            else:
+                out.add(replace(chosen, evidence=chosen.evidence + (whole,), via=calls, caller=chosen.caller or caller))
+        return out.contexts or [Context(Mode.UNKNOWN, (whole,))]
 
     def _classify_value(self, v, node, scope, order, span, note, depth, seen, via=()) -> list[Context]:
         ev = (Evidence(span, note, self._path(scope)),)
@@ -1118,6 +1153,30 @@ class ContextResolver:
                 # (replace keeps the params site: a fix edits the InterpretGPUParams(...) call.)
                 results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))
         return results
+
+
+_MAX_BOOL_OPERANDS = 4
+_MAX_BOOL_COMBOS = 16
+
+
+def _truthiness(c: Context) -> bool | None:
+    """Whether the ``interpret=`` value a context came from is truthy (params objects are;
+    False and None are not); None where it depends on the host or cannot be told."""
+    if c.mode == Mode.UNKNOWN or not c.certain or c.cpu_host or c.forced:
+        return None
+    if c.mode.is_interpret:
+        return True
+    return False if c.mode == Mode.COMPILED else None
+
+
+def _same_calls(contexts: tuple[Context, ...]) -> bool:
+    """The contexts came through the same call wherever they came through one function."""
+    site_of: dict[int, object] = {}
+    for c in contexts:
+        for fn, site in c.via:
+            if site_of.setdefault(id(fn), site) is not site:
+                return False
+    return True
 
 
 def _rel(path: str, base: str | None) -> str:
