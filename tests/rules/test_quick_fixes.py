@@ -1,6 +1,8 @@
 """The quick fixes of PAL002 and PAL003 that replace what JAX rejects (each one's full program
 runs under JAX in tests/oracle, through the rules' INVALID examples): the exact edits, and the
 cases where nothing that runs exists, so nothing is offered."""
+import pytest
+
 from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.rules.get_global_non_semaphore import GetGlobalOfNonSemaphore
@@ -725,3 +727,53 @@ def main():
 """
     # jax.jvp takes the kernel itself: stopping another call's input would change nothing.
     assert not [t for t in fixes_of(direct, "PAL507") if t.startswith(STOP)]
+
+
+IM2COL = HEADER + """
+
+def body(x_gmem, o_gmem, smem, barrier):
+    windows = plgpu.im2col_ref(x_gmem, window_shape={window}, padding=((1, 1), (1, 1)))
+    plgpu.copy_gmem_to_smem(windows.at[pl.ds(0, 64), 1, 1, pl.ds(0, 16)], smem, barrier)
+    plgpu.barrier_wait(barrier){more}
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+
+def main():
+    x = jnp.ones((1, 8, 8, 16), jnp.float32)
+    run = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 16), jnp.float32),
+                       scratch_types=[plgpu.SMEM((64, 16), jnp.float32), plgpu.Barrier()],
+                       interpret=plgpu.InterpretGPUParams())
+    print(run(x)[0, :4]){again}
+"""
+ROWS = "Build the im2col rows outside the kernel"
+
+
+def test_an_im2col_copy_reads_rows_built_outside_the_kernel():
+    code = IM2COL.format(window="(3, 3)", more="", again="")
+    (title,) = [t for t in fixes_of(code, "PAL102") if t.startswith(ROWS)]
+    assert title.endswith("(a new input, `x_gmem_windows`)")
+    fixed = apply_edits(code, fixes_of(code, "PAL102")[title].edits)
+    assert "def body(x_gmem, x_gmem_windows, o_gmem, smem, barrier):" in fixed
+    assert "plgpu.copy_gmem_to_smem(x_gmem_windows.at[pl.ds(0, 64), 1, 1, pl.ds(0, 16)], smem, barrier)" in fixed
+    assert "im2col_ref" not in fixed.split("def body")[1]  # (the view is gone)
+    assert "print(run(x, _im2col_rows(x, (3, 3), ((1, 1), (1, 1))))[0, :4])" in fixed
+    assert fixed.index("def _im2col_rows(") < fixed.index("def body(")
+    assert [f.code for f in analyse(fixed, "example.py").findings] == []
+
+
+@pytest.mark.parametrize("window, more, again", [
+    ("WINDOW", "", ""),  # (not a literal: it would be written where the kernel is applied)
+    ("(3, 3)", "\n    plgpu.copy_gmem_to_smem(windows.at[pl.ds(0, 64), 0, 0, pl.ds(0, 16)], smem, barrier)", ""),
+    ("(3, 3)", "", "\n    print(run(x * 2.0)[0, :4])"),  # (two applications)
+])
+def test_no_rows_built_outside_where_the_edit_cannot_be_told(window, more, again):
+    code = IM2COL.format(window=window, more=more, again=again).replace("\n\ndef body", "\n\nWINDOW = (3, 3)\n\n\ndef body")
+    for fixes in [fixes_of_all(code, "PAL102")]:
+        assert not [t for t in fixes if t.startswith(ROWS)]
+
+
+def fixes_of_all(code, rule_code):
+    return [f.title for finding in analyse(code, "example.py").findings if finding.code == rule_code
+            for f in finding.fixes]

@@ -37,7 +37,8 @@ worked example)::
                  | "transposeIntoScratch": {"name": "{src}_t"}
                  | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
                  | "makeGridStatic": true | "extendContext": true | "buildInContext": true
-                 | "interpretOnCpuHosts": true | "stopGradientAtInputs": true}],
+                 | "interpretOnCpuHosts": true | "stopGradientAtInputs": true
+                 | "im2colRowsOutside": true}],
       # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
       # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
       # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
@@ -179,10 +180,13 @@ PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "v
 #   decides a CPU-host launch (a default, a constant, an inverted host test) written as
 #   ``jax.default_backend() == "cpu"``;
 # * stopGradientAtInputs: true (rules/transform_fixes.py): each argument of the built
-#   kernel's one application in the module wrapped in ``jax.lax.stop_gradient``.
+#   kernel's one application in the module wrapped in ``jax.lax.stop_gradient``;
+# * im2colRowsOutside: true (rules/im2col_fix.py): a copy from a ``plgpu.im2col_ref`` view
+#   made to read rows built outside the kernel (a new input; "{name}" in the title: its name).
 FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
            "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
-           "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs")
+           "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
+           "im2colRowsOutside")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -459,7 +463,8 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
-        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs"):
+        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
+           "im2colRowsOutside"):
             if body is not True:
                 raise DetectionError(f"{w}.{op}", "must be true")
             out.append(FixSpec(title, op, "", **common))

@@ -23,6 +23,7 @@ from ..analysis.scopes import CallSite
 from ..records import ErrorRecord
 from ..records.detection import ARG_PLACEHOLDER, ArgRef, Condition, Detection, FixSpec, _short
 from .context_fixes import build_in_context, extend_context, interpret_on_cpu_hosts
+from .im2col_fix import im2col_rows_outside
 from .transform_fixes import stop_gradient_at_inputs
 from .scratch_fixes import reduce_in_scratch, transpose_into_scratch
 
@@ -605,6 +606,8 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         return interpret_on_cpu_hosts(hit, spec.title, spec.safe)
     if spec.op == "stopGradientAtInputs":
         return stop_gradient_at_inputs(hit, spec.title, spec.safe)
+    if spec.op == "im2colRowsOutside":
+        return im2col_rows_outside(hit, spec.title, spec.safe)
     if spec.op != "removeKeyword" and not _names_bound(index, spec.value):
         return None
     value, imports = value_in_module(index, spec.value)

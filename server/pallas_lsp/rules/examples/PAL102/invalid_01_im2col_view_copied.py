@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A copy from an im2col view (made in the kernel) with a barrier, GPU interpret mode forced.
 # raises: NotImplementedError: Interpret mode does not support im2col copies
+# fix: Build the im2col rows outside the kernel and copy from them plainly (a new input, `img_gmem_windows`)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
