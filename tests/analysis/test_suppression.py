@@ -52,3 +52,18 @@ def test_parser_columns():
     assert s.codes == ("A", "B") and "x = 1  # PALLAS-LSP: IGNORE[A, B] trailing"[s.codes_start:s.codes_end] == "A, B"
     assert find_suppression("x = 1  # pallas-lsp: ignore").codes is None
     assert find_suppression("x = 1  # nothing here") is None
+
+
+@pytest.mark.parametrize("where", ["lead", "member", "between", "last", "none"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_the_index_finds_a_comment_anywhere_without_searching_the_whole_text(where, newline):
+    # (Each block's answer is kept with its parse; the text is not searched on each keystroke.)
+    from pallas_lsp.analysis.module import ModuleIndex
+    from pallas_lsp.analysis.suppression import may_hold_suppression
+
+    comment = {w: "# PALLAS-LSP: ignore[PAL001]" if w == where else "" for w in ("lead", "member", "between", "last")}
+    lines = [comment["lead"], "import jax", "", "", "class K:", "    x = 1", "    " + comment["member"],
+             "    def f(self):", "        return 1", "", comment["between"], "", "y = 2", comment["last"]]
+    text = newline.join(lines)
+    index = ModuleIndex(text, None)
+    assert index.may_hold_suppression() == may_hold_suppression(text) == (where != "none")

@@ -436,6 +436,11 @@ def split_blocks(text: str, key: str | None = None) -> list[Block]:
     """``key`` names the document (its path) so that the next split of its next version can
     re-scan only what changed: statements before the edit keep their blocks, statements after
     it keep theirs (moved by the number of lines added or removed)."""
+    return split_and_count(text, key)[0]
+
+
+def split_and_count(text: str, key: str | None = None) -> tuple[list[Block], int]:
+    """:func:`split_blocks`, and the text's number of lines as the parser counts them."""
     prev = _SPLITS.get(key) if key else None
     split = None
     if prev is not None and prev.text == text:
@@ -450,7 +455,7 @@ def split_blocks(text: str, key: str | None = None) -> list[Block]:
         if len(_SPLITS) > 256:
             _SPLITS.clear()
         _SPLITS[key] = split
-    return [b for b in split.lead] + [b for st in split.statements for b in st]
+    return [b for b in split.lead] + [b for st in split.statements for b in st], len(split.starts)
 
 
 def _resplit(prev: _Split, text: str, key: str) -> _Split | None:

@@ -21,7 +21,7 @@ from .module import ModuleIndex, Span
 from .reach import Reached, reach
 from .transforms import MAX_HOPS as TRANSFORM_HOPS, WORDS as TRANSFORM_WORDS
 from .scopes import CallSite, DecoratorSite
-from .suppression import Suppression, find_suppression, may_hold_suppression
+from .suppression import Suppression, find_suppression
 
 SYNTAX_CODE = "PAL900"
 UNKNOWN_SUPPRESSION_CODE = "PAL901"
@@ -588,7 +588,7 @@ class Engine:
 
     def _suppress(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
         known = {c.upper() for c in self.rules.codes()} | {SYNTAX_CODE}
-        if not may_hold_suppression(index.text):  # (the common case: no comment to read)
+        if not index.may_hold_suppression():  # (the common case: no comment to read)
             return findings
         # Lines as the parser counts them (str.splitlines would also split at \f, \v, \x1c...).
         lines = index.lines()

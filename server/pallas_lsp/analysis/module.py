@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Callable, Iterator
 
-from .blocks import MAX_BRACKET_DEPTH, Block, bracket_depth, may_nest_too_deeply, line_starts, logical_lines, split_blocks, split_loose
+from .blocks import MAX_BRACKET_DEPTH, Block, bracket_depth, may_nest_too_deeply, line_starts, logical_lines, split_and_count, split_loose
 from .scopes import Binding, CallSite, Scope, index_module
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -432,7 +432,7 @@ class ModuleIndex:
         self._lines: list[str] | None = None
         self.text = text
         self.path = path
-        self.blocks = split_blocks(text, path)
+        self.blocks, self.line_count = split_and_count(text, path)
         self.parses: list[tuple[Block, BlockParse]] = []
         self._offset: dict[int, int] = {}
         self.syntax_errors: list[SyntaxProblem] = []
@@ -583,6 +583,27 @@ class ModuleIndex:
                     if got:
                         out.extend(got)
         return out
+
+    def may_hold_suppression(self) -> bool:
+        """Whether a ``# pallas-lsp: ignore`` comment may be in the text: asked of each block's
+        text once per block parse (kept across edits, so a keystroke asks only the blocks it
+        made), and of the lines no block holds, instead of searching the whole text each time."""
+        from .suppression import may_hold_suppression
+
+        for _, bp in self.parses:
+            if bp.fact("may_suppress", lambda p: may_hold_suppression(p.text)):
+                return True
+        covered, lines = 0, None
+        for block in sorted(self.blocks, key=lambda b: b.start_line):
+            if block.start_line > covered + 1:  # (lines between blocks)
+                lines = self.lines() if lines is None else lines
+                if may_hold_suppression("\n".join(lines[covered:block.start_line - 1])):
+                    return True
+            covered = max(covered, block.end_line)
+        if covered >= self.line_count:
+            return False
+        lines = self.lines() if lines is None else lines
+        return may_hold_suppression("\n".join(lines[covered:]))
 
     def lines(self) -> list[str]:
         """The text's lines as the parser counts them (\n, \r\n, \r), without breaks."""
