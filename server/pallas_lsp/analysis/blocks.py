@@ -303,11 +303,23 @@ def _logical_lines(text: str, starts: list[int], first: int = 0,
 _PREVIOUS: dict[str, tuple[str, list[int], list[int], set[int]]] = {}
 
 
+_CHUNK = 1 << 12
+
+
 def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search with C-speed slice comparisons
+    """The length of the longest common prefix: compared a chunk at a time without copying
+    ``a`` (a keystroke's edit leaves most of a long text in common), then bisected in the
+    chunk that differs."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a.startswith(b[i:min(i + _CHUNK, n)], i):
+        i += _CHUNK
+    if i >= n:
+        return n
+    lo, hi = i, min(i + _CHUNK, n) - 1  # (a[:lo] == b[:lo]; they differ before hi + 1)
+    while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[i:mid] == b[i:mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -315,10 +327,18 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, min(len(a), len(b), limit)
+    """The length of the longest common suffix, at most ``limit``; as :func:`_common_prefix`."""
+    n = min(len(a), len(b), limit)
+    la, lb = len(a), len(b)
+    k = 0
+    while k < n and a.endswith(b[lb - min(k + _CHUNK, n):lb - k], 0, la - k):
+        k += _CHUNK
+    if k >= n:
+        return n
+    lo, hi = k, min(k + _CHUNK, n) - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid:] == b[len(b) - mid:]:
+        if a[la - mid:la - k] == b[lb - mid:lb - k]:
             lo = mid
         else:
             hi = mid - 1
@@ -353,7 +373,11 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
             restart = old_logical[i] if i >= 0 else 0
             delta_chars = len(old) - len(text)
             suffix_start = len(text) - q
-            old_index = {o: j for j, o in enumerate(old_logical)}
+
+            def old_index(line: int) -> int:
+                """Where ``line`` is in the old logical starts (sorted), or -1."""
+                j = bisect.bisect_left(old_logical, line)
+                return j if j < len(old_logical) and old_logical[j] == line else -1
 
             def sync(line: int) -> bool:
                 off = starts[line]
@@ -363,7 +387,7 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
                 # (Not at a line the old scan recovered at: that recovery may or may not hold
                 # now, an unclosed bracket before it may be gone; the scan goes on past it.)
                 return old_line < len(old_starts) and old_starts[old_line] == off + delta_chars \
-                    and old_line in old_index and old_line not in old_recovered
+                    and old_index(old_line) >= 0 and old_line not in old_recovered
 
             head = old_logical[:i] if i >= 0 else []
             head_rec = {r for r in old_recovered if r < restart}
@@ -373,7 +397,7 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
             else:
                 old_line = bisect.bisect_left(old_starts, starts[stopped] + delta_chars)
                 shift = stopped - old_line
-                tail = [o + shift for o in old_logical[old_index[old_line]:]]
+                tail = [o + shift for o in old_logical[old_index(old_line):]]
                 tail_rec = {r + shift for r in old_recovered if r > old_line}
                 result = (head + mid + tail, head_rec | mid_rec | tail_rec)
     if result is None:
