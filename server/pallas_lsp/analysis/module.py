@@ -201,7 +201,7 @@ def libcst_may_read(source: str) -> bool:
     """Whether libcst may be asked about ``source``: small enough, brackets nested no deeper
     than Python allows, and no logical line with an operator chain long enough to make libcst's
     parser slow (it is superlinear in a chain's length)."""
-    if len(source) > LIBCST_MAX_CHARS or bracket_depth(source) > MAX_BRACKET_DEPTH:
+    if len(source) > LIBCST_MAX_CHARS or may_nest_too_deeply(source) and bracket_depth(source) > MAX_BRACKET_DEPTH:
         return False
     if len(_CHAIN_TOKEN.findall(source)) <= LIBCST_MAX_CHAIN:
         return True
@@ -328,6 +328,11 @@ def _parse_text(block: Block) -> BlockParse:
         if "too many nested parentheses" in msg:  # (no Python accepts it: libcst is not asked)
             return _syntax_error(block, wrapper_lines, source, _too_deep(bracket_depth(source)), line, col)
         if any(m in msg for m in _NESTING_MESSAGES):
+            return _syntax_error(block, wrapper_lines, source, msg, line, col)
+        if isinstance(exc, IndentationError):
+            # (No newer syntax explains one: the tokenizer would have stopped at a string it
+            # reads differently first. libcst is not asked, the pieces of a half-typed block
+            # after its break are mostly this.)
             return _syntax_error(block, wrapper_lines, source, msg, line, col)
         blanked = _blank_newer_syntax(source)
         readable = libcst_may_read(source)
