@@ -297,8 +297,27 @@ class PallasServer(LanguageServer):
                 log.error("warming up failed: %r", None if fut.cancelled() else fut.exception())
             elif not self._stores:  # the store for no extra records, unless one was built meanwhile
                 self._stores = {(): fut.result()}
+            self._warm_converter()
 
         self.worker.submit(warm).add_done_callback(done)
+
+    def _warm_converter(self) -> None:
+        """On the loop, while the first document is analysed: have the converter build its
+        functions for diagnostics (cattrs makes one per type when first asked, ~2 ms), so the
+        first finding published is not the one that pays for them."""
+        from .convert import SOURCE
+
+        r = lsp.Range(lsp.Position(0, 0), lsp.Position(0, 1))
+        d = lsp.Diagnostic(range=r, message="", severity=lsp.DiagnosticSeverity.Error, code="PAL000", source=SOURCE,
+                           code_description=lsp.CodeDescription(href="https://example.invalid"),
+                           related_information=[lsp.DiagnosticRelatedInformation(lsp.Location("file:///", r), "")],
+                           data={})
+        try:
+            conv = self.protocol._converter
+            conv.unstructure(lsp.PublishDiagnosticsParams(uri="file:///", diagnostics=[d], version=0))
+            conv.unstructure(lsp.RelatedFullDocumentDiagnosticReport(items=[d], result_id="0"))
+        except Exception:  # noqa: BLE001 - an optimisation only
+            log.debug("warming the converter up failed", exc_info=True)
 
     # --- units ----------------------------------------------------------------------------
     def unit_of(self, uri: str) -> str:
