@@ -194,6 +194,9 @@ LIBCST_MAX_CHARS = 100_000
 LIBCST_MAX_CHAIN = 300  # operators, dots and brackets in one logical line
 _LIBCST_STACK_BYTES = 256 * 1024 * 1024  # its own thread: worker threads may have small stacks
 _CHAIN_TOKEN = re.compile(r"[-+*/%@&|^~<>.(\[]|\b(?:if|else|lambda|and|or|not|await|in|is)\b")
+_LEXICAL_ERROR = re.compile(r"was never closed|^unmatched '|does not match opening parenthesis|"
+                            r"^unterminated (?:triple-quoted )?string literal")
+_TEMPLATE_STRING = re.compile(r"(?<![\w])(?:[rR]?[fFtT]|[fFtT][rR])['\"]")
 _NESTING_MESSAGES = ("too many levels of indentation", "too many statically nested blocks")
 
 
@@ -328,6 +331,11 @@ def _parse_text(block: Block) -> BlockParse:
         if "too many nested parentheses" in msg:  # (no Python accepts it: libcst is not asked)
             return _syntax_error(block, wrapper_lines, source, _too_deep(bracket_depth(source)), line, col)
         if any(m in msg for m in _NESTING_MESSAGES):
+            return _syntax_error(block, wrapper_lines, source, msg, line, col)
+        if _LEXICAL_ERROR.search(msg) and not _TEMPLATE_STRING.search(source):
+            # (A bracket or string the tokenizer cannot close: newer Pythons tokenize these
+            # alike, unless an f- or t-string's fields hold quotes (PEP 701, PEP 750). None
+            # here, so it is an error for every Python and libcst is not asked.)
             return _syntax_error(block, wrapper_lines, source, msg, line, col)
         if isinstance(exc, IndentationError):
             # (No newer syntax explains one: the tokenizer would have stopped at a string it
