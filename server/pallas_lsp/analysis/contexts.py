@@ -60,6 +60,12 @@ class Evidence:
     path: str | None = None  # another module, for cross-module evidence
 
 
+# How the code (or the ``backends`` setting) says a compiled launch runs on a CPU host, where
+# Pallas only interprets (``Context.host_reason``); "setter", a force_/set_ call that misses the
+# launch, is a kind of its own.
+CPU_HOST_REASONS = frozenset({"pinned", "host-test", "lowered", "configured"})
+
+
 @dataclass(frozen=True)
 class Context:
     mode: Mode

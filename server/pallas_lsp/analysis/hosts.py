@@ -138,7 +138,6 @@ def cpu_host_test(node: ast.expr, ev: Evaluator, scope, order=None, inverse: boo
     return False
 
 
-
 # jax's test utilities (``from jax._src import test_util as jtu``): which platform a test runs on.
 TEST_DEVICE_MATCHES = "jax._src.test_util.test_device_matches"
 DEVICE_UNDER_TEST = "jax._src.test_util.device_under_test"
@@ -170,11 +169,8 @@ def truth_on_cpu_host(node: ast.expr, ev: Evaluator, scope, order=None, depth: i
         return truth_on_cpu_host(b.node, ev, b.scope if getattr(b, "scope", None) is not None else scope, None,
                                  depth + 1)
     if isinstance(node, ast.Compare):
-        if cpu_host_test(node, ev, scope, order) or _under_test(node, ev, scope, order) is True:
-            return True
-        if cpu_host_test(node, ev, scope, order, inverse=True) or _under_test(node, ev, scope, order) is False:
-            return False
-        return None
+        host = host_test(node, ev, scope, order)
+        return host == "cpu" if host is not None else _under_test(node, ev, scope, order)
     if not isinstance(node, ast.Call):
         return None
     if isinstance(node.func, ast.Name) and node.func.id in ("any", "all") and len(node.args) == 1 \

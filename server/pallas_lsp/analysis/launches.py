@@ -462,6 +462,9 @@ class ContextResolver:
         self.ev = ev
         self.launches = launches
         self._cover_cache: dict[tuple[int, int], bool] = {}
+        # (The launches' kernels, for _in_a_kernel: kept with the list they came from, which
+        # the engine sets again once it has found every launch.)
+        self._kernel_ids: tuple[list, set[int]] | None = None
         self._launch: Launch | None = None  # the launch whose interpret= is being classified
         self.setters = self._find_setters()
         self.lowerings = self._find_lowerings()
@@ -628,10 +631,10 @@ class ContextResolver:
     def _through_vmap(self, v: Value) -> Value:
         """``jax.jit(jax.vmap(f))`` -> ``f``: lowering a batched function lowers what it batches."""
         for _ in range(4):
-            if isinstance(v, CallVal) and self.ev.called_api(v) in (api.JIT, "jax.vmap") and v.site.positional:
-                v = self.ev.value(v.site.positional[0], v.site.scope, v.order)
-            else:
+            v = through_wrappers(self.ev, v)
+            if not (isinstance(v, CallVal) and self.ev.called_api(v) == "jax.vmap" and v.site.positional):
                 break
+            v = self.ev.value(v.site.positional[0], v.site.scope, v.order)
         return v
 
     def _launches_under(self, v: Value) -> list[Launch]:
@@ -846,7 +849,9 @@ class ContextResolver:
 
     def _in_a_kernel(self, scope: Scope | None) -> bool:
         """Whether ``scope`` lies in the body of a kernel of one of the module's launches."""
-        kernels = {id(k) for other in self.launches for k in other.kernels}
+        if self._kernel_ids is None or self._kernel_ids[0] is not self.launches:
+            self._kernel_ids = (self.launches, {id(k) for other in self.launches for k in other.kernels})
+        kernels = self._kernel_ids[1]
         while scope is not None:
             if id(scope) in kernels:
                 return True

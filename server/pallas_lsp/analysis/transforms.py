@@ -270,12 +270,7 @@ class TransformFinder:
                 return False
             # (A function defined in ``fn`` may close over a differentiated value.)
             callee = self._function(ev.value(cs.node.func, cs.scope, ev.other(cs.scope).order_of(cs)))
-            s = callee.parent if callee is not None else None
-            while s is not None:
-                if s is fn:
-                    return False
-                s = s.parent
-            return True
+            return not (callee is not None and _within(callee.parent, fn))
 
         found: list["Launch"] = []
         seen = {id(fn)}

@@ -187,6 +187,9 @@ FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam
            "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
            "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
            "im2colRowsOutside")
+# The ops written ``"<op>": true``: the edit is Python's (the file named above), no value to give.
+_FLAG_OPS = ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
+             "im2colRowsOutside")
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -463,8 +466,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
                                                          if op == "replaceCall" else 1), **common))
             continue
-        if op in ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
-           "im2colRowsOutside"):
+        if op in _FLAG_OPS:
             if body is not True:
                 raise DetectionError(f"{w}.{op}", "must be true")
             out.append(FixSpec(title, op, "", **common))

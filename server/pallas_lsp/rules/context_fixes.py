@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis import api
+from ..analysis.contexts import CPU_HOST_REASONS
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import add_kwarg, siblings_of, spans_a_string, statement_of, value_in_module
 from ..analysis.launches import applied_at
@@ -164,7 +165,7 @@ def interpret_on_cpu_hosts(hit: Hit, title: str, safe: bool) -> Fix | None:
     replaced. The launch's keyword is edited, never a parameter's default, which would be
     evaluated when the function is defined, before the platform may be settled."""
     ctx = hit.context
-    if not ctx.cpu_host or ctx.host_reason not in ("pinned", "host-test", "lowered", "configured"):
+    if not ctx.cpu_host or ctx.host_reason not in CPU_HOST_REASONS:
         return None
     index = hit.index
     value, imports = ("True", ()) if ctx.host_reason == "lowered" else value_in_module(index, _HOST_TEST)

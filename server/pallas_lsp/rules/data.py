@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from ..analysis import api, shapes
 from ..analysis.launches import applied_at
-from ..analysis.contexts import Mode
+from ..analysis.contexts import CPU_HOST_REASONS, Mode
 from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import (MODULE_PLACEHOLDER, add_kwarg, call_text, new_scratch_edits, remove_kwarg,
@@ -55,7 +55,7 @@ class DataRule(Rule):
         self.modes = frozenset(_MODES[m] for m in detection.modes if m in _MODES)
         self.cuda_lowering = "cuda-lowering" in detection.modes
         # (A setter that misses the launch is a kind of its own: "setter-missed".)
-        self.host_reasons = ({"pinned", "host-test", "lowered", "configured"} if "cpu-host" in detection.modes else set()) | \
+        self.host_reasons = (set(CPU_HOST_REASONS) if "cpu-host" in detection.modes else set()) | \
             ({"setter"} if "setter-missed" in detection.modes else set())
         self.launch_apis = frozenset(api.canonical(a) for a in detection.launched_by) or None
         self.transforms = frozenset(detection.transformed_by)

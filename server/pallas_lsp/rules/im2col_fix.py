@@ -18,10 +18,11 @@ import ast
 from ..analysis import api
 from ..analysis.evaluate import CallVal
 from ..analysis.findings import Fix, TextEdit
-from ..analysis.fixes import value_in_module
+from ..analysis.fixes import cst_edits, value_in_module  # (cst_edits: loaded on first use)
 from ..analysis.launches import applied_at, kernel_operand_params
 from ..analysis.module import Span
 from ..analysis.rule_api import Hit
+from .scratch_fixes import fresh_kernel_name
 
 IM2COL_REF = "jax.experimental.pallas.mosaic_gpu.im2col_ref"
 HELPER = "_im2col_rows"
@@ -94,9 +95,8 @@ def im2col_rows_outside(hit: Hit, title: str, safe: bool) -> Fix | None:
         return None
     # The input parameter the view is made from, and the kernel's application.
     params = kernel_operand_params(launch)
-    args = kernel.node.args
-    if params is None or args.posonlyargs or args.vararg or [a.arg for a in args.args[:len(params)]] != params:
-        return None
+    if params is None or [a.arg for a in kernel.node.args.args[:len(params)]] != params:
+        return None  # (a partial binds some by keyword: positions in the def are not the launch's)
     sites = applied_at(ev, launch)
     if len(sites) != 1 or index.path_of(sites[0].scope) != index.path:
         return None
@@ -110,42 +110,27 @@ def im2col_rows_outside(hit: Hit, title: str, safe: bool) -> Fix | None:
     operand = call.args[params.index(name)]
     if not isinstance(operand, (ast.Name, ast.Attribute)):
         return None
-    taken = set(kernel.bindings) | {p[0] for p in kernel.params}
-    new, k = f"{name}_windows", 2
-    while new in taken:
-        new, k = f"{name}_windows_{k}", k + 1
-    imports: tuple[TextEdit, ...] = ()
-    edits = [TextEdit(index.span(view, scope), new)]
-    delete = _whole_lines(hit, vb.stmt, scope)
-    if delete is None:
-        return None
-    edits.append(delete)
-    last = args.args[n - 1]
-    end = index.span(last, kernel.parent)
-    edits.append(TextEdit(Span(end.end_line, end.end_col, end.end_line, end.end_col), f", {new}"))
+    new = fresh_kernel_name(hit, f"{name}_windows")
     shape_and_padding = ", ".join([options["window_shape"]] + ([options["padding"]] if "padding" in options else []))
     value = f"{HELPER}({index.code_of(operand, sites[0].scope)}, {shape_and_padding})"
-    at = index.span(call.args[-1], sites[0].scope)
-    edits.append(TextEdit(Span(at.end_line, at.end_col, at.end_line, at.end_col), f", {value}"))
+    owner = index.index_of(kernel)
+    try:  # (libcst keeps the def's and the call's layout; the view's line goes with its comments kept)
+        edits = [TextEdit(index.span(view, scope), new),
+                 cst_edits.delete_statement(owner.text, owner.blocks, index.span(vb.stmt, scope)),
+                 cst_edits.insert_parameter(owner.text, owner.blocks, index.span(kernel.node, kernel), new, n),
+                 cst_edits.append_argument(owner.text, owner.blocks, index.span(call, sites[0].scope), value)]
+    except cst_edits.EditFailed:
+        return None
+    imports: tuple[TextEdit, ...] = ()
     if HELPER not in index.scope.bindings:
-        code, more = value_in_module(index, _HELPER_CODE.replace("{name}", HELPER))
+        code, imports = value_in_module(index, _HELPER_CODE.replace("{name}", HELPER))
         first = _top_level_line(index, kernel)
         if first is None:
             return None
         edits.append(TextEdit(Span(first, 0, first, 0), code))
-        imports = imports + tuple(e for e in more if e not in imports)
-    return Fix(title.replace("{name}", new), tuple(edits) + imports, safe=safe)
-
-
-def _whole_lines(hit: Hit, stmt: ast.stmt, scope) -> TextEdit | None:
-    """An edit deleting the statement's lines, when nothing else is on them."""
-    span = hit.index.span(stmt, scope)
-    lines = hit.index.lines()
-    before = lines[span.line - 1][:span.col]
-    after = lines[span.end_line - 1][span.end_col:]
-    if before.strip() or (after.strip() and not after.strip().startswith("#")):
+    if not cst_edits.edits_parse(owner.text, owner.blocks, [*edits, *imports]):
         return None
-    return TextEdit(Span(span.line, 0, span.end_line + 1, 0), "")
+    return Fix(title.replace("{name}", new), tuple(edits) + imports, safe=safe)
 
 
 def _top_level_line(index, scope) -> int | None:

@@ -99,7 +99,8 @@ def _statements(hit: Hit, lines: list[str]) -> str | None:
     return None if indent is None else ("\n" + indent).join(lines)
 
 
-def _fresh(hit: Hit, wanted: str) -> str:
+def fresh_kernel_name(hit: Hit, wanted: str) -> str:
+    """``wanted``, or ``wanted_2``, ``wanted_3``...: a name the kernel neither binds nor takes."""
     taken = set(hit.launch.kernel.bindings) | {p[0] for p in hit.launch.kernel.params}
     name, n = wanted, 2
     while name in taken:
@@ -117,7 +118,7 @@ def transpose_into_scratch(hit: Hit, title: str, name: str, safe: bool) -> Fix |
     base = _untransposed(hit, dst)
     if src is None or base is None or len(src.shape) != 2 or hit.site.has_star:
         return None
-    new = _fresh(hit, name.format(src=src.name))
+    new = fresh_kernel_name(hit, name.format(src=src.name))
     plgpu, imports = value_in_module(index, PLGPU)
     smem_code = index.code_of(src.entry.func, hit.launch.options[hit.launch.api.scratch_keyword][1])
     what = f"{smem_code}(({src.shape[1]}, {src.shape[0]}), {src.dtype})"
@@ -141,7 +142,7 @@ def reduce_in_scratch(hit: Hit, title: str, name: str, barrier: str, safe: bool)
     if src is None or dst is None or not isinstance(op, str) or op not in REDUCTIONS or hit.site.has_star \
             or len(call.args) > 2 or ev.kwarg(hit.site, "predicate") is not None:
         return None
-    acc, bar = _fresh(hit, name.format(src=src.name)), _fresh(hit, barrier.format(src=src.name))
+    acc, bar = fresh_kernel_name(hit, name.format(src=src.name)), fresh_kernel_name(hit, barrier.format(src=src.name))
     if acc == bar:
         return None
     scope = hit.launch.options[hit.launch.api.scratch_keyword][1]

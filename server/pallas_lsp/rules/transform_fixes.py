@@ -19,9 +19,9 @@ _STOP = "{jax}.lax.stop_gradient"
 
 def stop_gradient_at_inputs(hit: Hit, title: str, safe: bool) -> Fix | None:
     """Each argument of the built kernel's one application in this module wrapped in
-    ``jax.lax.stop_gradient(...)``. None
-    when it is applied more than once (which one the transformation reaches is not said), in
-    another module, with ``*args``/``**kwargs``, or to arguments already stopped."""
+    ``jax.lax.stop_gradient(...)``. None when it is applied more than once (which one the
+    transformation reaches is not said), in another module, with ``*args``/``**kwargs``, or to
+    arguments already stopped, and when the transformation takes the built kernel itself."""
     index, ev = hit.index, hit.ev
     t = hit.transform
     if t is not None and isinstance(t.site, CallSite) and t.site.positional:
