@@ -257,30 +257,104 @@ async def test_warm_up_loads_the_engine_and_the_records_on_the_worker():
     assert srv.store_for(srv.config_for("untitled:1")) is srv._stores[()]
 
 
-@pytest.mark.asyncio
-async def test_collector_paused_for_the_first_analysis_only(tmp_path, monkeypatch):
-    """The cold analysis of a document runs with the cyclic collector paused (it rescanned the
-    new trees over and over); keystrokes' analyses run with it, and it is on again after."""
+@pytest.fixture
+def collections(monkeypatch):
+    """Whether the collector was on at each gc.collect() (the server's collections); the
+    collector is on again after the test, whatever happened in it."""
+    import gc
+
+    seen: list[bool] = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: (seen.append(gc.isenabled()), real(*a))[1])
+    yield seen
+    gc.enable()
+
+
+def cold_server(tmp_path, pull: bool) -> tuple[PallasServer, str, list[bool]]:
+    """A server with one document open and not yet analysed; the list records whether the
+    collector was on at each of its analyses."""
     import gc
 
     from pallas_lsp.lsp.settings import Settings
 
     srv = PallasServer()
     srv.settings = Settings(cross_module=False)
-    srv.caps.pull = True
-    seen: list[bool] = []
+    srv.caps.pull = pull
+    analyses: list[bool] = []
     real = srv.engine.analyse
-    srv.engine.analyse = lambda *a, **kw: (seen.append(gc.isenabled()), real(*a, **kw))[1]
-    collected = []
-    real_collect = gc.collect
-    monkeypatch.setattr(gc, "collect", lambda *a: (collected.append(gc.isenabled()), real_collect(*a))[1])
+    srv.engine.analyse = lambda *a, **kw: (analyses.append(gc.isenabled()), real(*a, **kw))[1]
     uri = (tmp_path / "k.py").as_uri()
     srv.docs[uri] = Document(uri, KERNEL, 1)
     srv.bump(uri)
+    return srv, uri, analyses
+
+
+@pytest.mark.asyncio
+async def test_push_the_cold_result_is_published_before_the_collection_it_skipped(tmp_path, collections):
+    """The first analysis runs with the collector paused, and it stays paused until the result
+    is published (turned on at once, the diagnostics' first allocations paid a pass over the new
+    trees, and the collection after held the lock while the loop waited to publish). Then one
+    collection runs on the worker and the collector is on again."""
+    import gc
+
+    srv, uri, analyses = cold_server(tmp_path, pull=False)
+    published = []
+    srv.publish = lambda unit, a: published.append((gc.isenabled(), list(collections), len(a.result.findings)))
+    srv.schedule(uri)
+    await srv.debounce[uri]
+    await srv.worker.submit(lambda: None)  # the worker's queue is drained
+    assert analyses == [False] and published == [(False, [], 1)]
+    assert collections == [False] and gc.isenabled() and not srv.collector.owed
+
+
+@pytest.mark.asyncio
+async def test_pull_the_cold_response_is_written_before_the_collection_it_skipped(tmp_path, monkeypatch, collections):
+    import gc
+
+    from lsprotocol import types as lsp
+
+    import pallas_lsp.lsp.server as server_module
+
+    srv, uri, analyses = cold_server(tmp_path, pull=True)
+    monkeypatch.setattr(server_module, "server", srv)
+    params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri))
+    task = asyncio.ensure_future(server_module.pull_diagnostics(params))
+    written = []
+    # As pygls does: the callback that writes the response is added when the handler starts.
+    task.add_done_callback(lambda t: written.append((gc.isenabled(), list(collections), len(t.result().items))))
+    await task
+    await asyncio.sleep(0)  # the task's callbacks run
+    await srv.worker.submit(lambda: None)
+    assert analyses == [False] and written == [(False, [], 1)]
+    assert collections == [False] and gc.isenabled()
+
+
+@pytest.mark.asyncio
+async def test_a_keystroke_never_runs_with_the_collector_paused(tmp_path, collections):
+    """A cold result no one has written out yet (here: none is) does not keep the collector
+    paused for the next analysis: the collection it owes runs first."""
+    import gc
+
+    srv, uri, analyses = cold_server(tmp_path, pull=True)
     await srv.ensure(uri)
+    assert srv.collector.owed and not gc.isenabled()
     srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
     srv.bump(uri)
     await srv.ensure(uri)
-    await srv.worker.submit(lambda: None)  # the worker's queue is drained
-    # The collection the cold analysis skipped ran once, after it, with the collector back on.
-    assert seen == [False, True] and collected == [True] and gc.isenabled()
+    await srv.worker.submit(lambda: None)
+    assert analyses == [False, True] and collections == [False] and gc.isenabled()
+
+
+@pytest.mark.asyncio
+async def test_an_unwritten_cold_result_is_collected_once_the_worker_is_idle(tmp_path, monkeypatch, collections):
+    import gc
+
+    import pallas_lsp.lsp.server as server_module
+
+    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 0.05)
+    srv, uri, analyses = cold_server(tmp_path, pull=True)
+    await srv.ensure(uri)  # (no client asked: nothing is written)
+    deadline = asyncio.get_running_loop().time() + 10
+    while not gc.isenabled() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    assert analyses == [False] and collections == [False] and gc.isenabled() and not srv.collector.owed

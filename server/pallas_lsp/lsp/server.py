@@ -15,7 +15,6 @@ import queue
 import sys
 import threading
 import traceback
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pallas_lsp")
 FIX_ALL_KIND = "source.fixAll.pallas-lsp"
 WORKSPACE_QUIET_S = 0.3  # how long a document must rest before the workspace-wide analysis runs
+SETTLE_IDLE_S = 1.0  # idle this long, the fast worker runs a collection no written result settled
 EXPLAIN_COMMAND = "pallas-lsp.explainError"
 SHOW_LAUNCH_COMMAND = "pallas-lsp.showLaunch"
 
@@ -58,17 +58,25 @@ def uri_to_path(uri: str) -> str | None:
 
 # --- analysis worker ---------------------------------------------------------------------------
 class Worker:
-    """One daemon thread that runs analyses in order (a shutdown never waits for it)."""
+    """One daemon thread that runs analyses in order (a shutdown never waits for it). Given the
+    server's :class:`PausedCollector`, it settles a collection still owed once it has had
+    nothing to do for ``SETTLE_IDLE_S`` (a cold result that no one wrote out)."""
 
-    def __init__(self) -> None:
+    def __init__(self, collector: "PausedCollector | None" = None) -> None:
         self.q: queue.Queue = queue.Queue()
+        self.collector = collector
         from ..analysis.module import start_thread  # (a stack the parser's nesting limits fit in)
 
         self.thread = start_thread(self._run, "pallas-analysis")
 
     def _run(self) -> None:
         while True:
-            fn, fut, loop = self.q.get()
+            try:
+                owed = self.collector is not None and self.collector.owed
+                fn, fut, loop = self.q.get(timeout=SETTLE_IDLE_S) if owed else self.q.get()
+            except queue.Empty:
+                self.collector.settle()  # type: ignore[union-attr]
+                continue
             try:
                 res = fn()
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
@@ -101,21 +109,33 @@ class OpenTexts:
         return read_file(path)
 
 
-@contextmanager
-def collector_paused(cold: bool):
+class PausedCollector:
     """A document's first (cold) analysis builds every block's tree and index, about a million
     objects that live until it ends, and the cyclic collector rescanned them over and over (35-50%
-    of the cold analysis of a 9,853-line file). The collector is paused for that one analysis,
-    and one full collection follows it on the worker; keystrokes' analyses run with it, so a
-    long session's garbage never waits (runtime.py)."""
-    if not cold or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    of the cold analysis of a 9,853-line file). So the collector is paused for that analysis, and
+    it stays paused until the result has been written to the client: turned on as the job ended,
+    the next allocation (the diagnostics' own) paid a young-generation pass over all those
+    objects (30 ms on that file), and the full collection that followed held the interpreter
+    lock while the loop waited to publish (30 ms more). The one full collection runs on the fast
+    worker once the client has the result, before any keystroke's analysis (runtime.py).
+
+    :meth:`pause` and :meth:`settle` run on the fast worker only, so they never race."""
+
+    def __init__(self) -> None:
+        self.owed = False  # a cold analysis paused the collector, and no collection ran since
+
+    def pause(self) -> None:
+        """Before a cold analysis: pause the collector (unless something else already did)."""
+        if gc.isenabled():
+            gc.disable()
+            self.owed = True
+
+    def settle(self) -> None:
+        """The collection the paused analyses skipped, then the collector on again."""
+        if self.owed:
+            self.owed = False
+            gc.collect()
+            gc.enable()
 
 
 def _set_result(fut: asyncio.Future, res: Any) -> None:
@@ -228,6 +248,7 @@ class PallasServer(LanguageServer):
         # unit -> set once the unit's current generation is superseded: how a worker, which never
         # reads the live maps, tells that a queued job is stale.
         self.stale_flags: dict[str, threading.Event] = {}
+        self.collector = PausedCollector()  # paused for cold analyses until their result is out
 
     # --- workers and the engine, started after `initialize` ------------------------------
     @property
@@ -243,7 +264,7 @@ class PallasServer(LanguageServer):
     def _worker_named(self, name: str) -> Worker:
         w = self._workers.get(name)
         if w is None:
-            w = self._workers[name] = Worker()
+            w = self._workers[name] = Worker(self.collector if name == "fast" else None)
         return w
 
     @property
@@ -465,6 +486,9 @@ class PallasServer(LanguageServer):
             program = None
 
         engine = self.engine_for(store)
+        collector = self.collector
+        if prev is not None and collector.owed:
+            self.worker.submit(collector.settle)  # a keystroke never runs with the collector paused
 
         def work() -> Analysed | None:
             # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
@@ -476,9 +500,10 @@ class PallasServer(LanguageServer):
                 a = Analysed(gen, text, result, slices, docs, unit)
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
-            with collector_paused(cold=prev is None):
-                result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
-                                        backends=cfg.backends or ())
+            if prev is None:
+                collector.pause()  # (settled once the client has the result: PausedCollector)
+            result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
+                                    backends=cfg.backends or ())
             if result.syntax_errors and prev is not None:
                 _carry_over(prev, result, text)
             a = Analysed(gen, text, result, slices, docs, unit, partial=program is not None)
@@ -486,10 +511,6 @@ class PallasServer(LanguageServer):
             return a
 
         job = Job(gen, self.worker.submit(work))
-        if prev is None:
-            # The collection the cold analysis skipped, right after its result is handed back
-            # (while the user reads the new file), not at a keystroke soon after.
-            self.worker.submit(gc.collect)
         self.inflight[unit] = job
 
         def done(fut: asyncio.Future) -> None:
@@ -508,6 +529,12 @@ class PallasServer(LanguageServer):
 
         job.fut.add_done_callback(done)
         return job
+
+    def settle_collection(self) -> None:
+        """A result has just been written to the client: the collection a cold analysis skipped
+        can run (on the fast worker, after what is queued there)."""
+        if self.collector.owed:
+            self.worker.submit(self.collector.settle)
 
     def follow_workspace(self, unit, gen, program, path, text, slices, docs, cfg, store) -> None:
         """Phase 2, on the workspace worker: the same module with imports, importers and callers
@@ -651,6 +678,7 @@ class PallasServer(LanguageServer):
             if a is None or a.gen != self.gens.get(unit, 0):
                 return  # the document moved on: a newer analysis will publish
             self.publish(unit, a)
+            self.settle_collection()  # (written: the collection a cold analysis owes can run)
         except asyncio.CancelledError:
             pass
         except Exception:  # noqa: BLE001
@@ -1022,6 +1050,12 @@ async def pull_diagnostics(params: lsp.DocumentDiagnosticParams):
     a = await server.ensure(unit)
     if a is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    if server.collector.owed:
+        # After the response is written: pygls's callback that writes it was added to this task
+        # before this one, and a task's callbacks run in the order they were added.
+        task = asyncio.current_task()
+        if task is not None:
+            task.add_done_callback(lambda _: server.settle_collection())
     result_id = f"{a.gen}.{server.settings_gen}.{'p' if a.partial else 'f'}"
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
