@@ -12,7 +12,7 @@ import pytest
 from pallas_lsp.records import (MAX_MATCH_WORK, RecordStore, builtin_records, default_store, load_records_file,
                                 parse_records_text)
 from pallas_lsp.records import patterns
-from pallas_lsp.records.patterns import PatternRefused, compile_pattern
+from pallas_lsp.records.patterns import PatternRefused, check_pattern, compile_pattern, deferred_pattern
 from tests.conftest import pallas_cli
 
 # Refused by the structure check (exponential under a backtracking matcher).
@@ -72,12 +72,29 @@ def test_builtin_patterns_run_on_re2_and_match_their_messages():
     records, problems = builtin_records()
     assert problems == [] and len(records) == len(list(BUILTIN_DATA.glob("*.json")))
     for rec in records:
+        # (Compiled when first matched: the check that a user's records get at load, here.)
+        assert check_pattern(rec.message_pattern.pattern)[1] is None, rec.slug
         assert rec.message_pattern.engine == "re2", rec.slug
         # (Messages with interpolated parts say where: {what} in a seed record, <value> in ours.)
         message = re.sub(r"<[a-z_ ]+>", "skip", rec.error_message.replace("{what}", "Ref<smem>{float32[128]}"))
         assert rec.message_pattern.search(f"{rec.error_class}: {message}"), rec.slug
         assert rec.message_pattern.fullmatch(message), rec.slug
         assert not rec.message_pattern.search("an unrelated message"), rec.slug
+
+
+def test_a_deferred_pattern_is_checked_when_first_matched_and_matches_as_compiled():
+    bad = deferred_pattern(r"(a+)+$")  # (only the shipped records are deferred: the test above)
+    with pytest.raises(PatternRefused):
+        bad.search("aaa")
+    pattern = r"get_global only supports (\w+)"
+    good, eager = deferred_pattern(pattern), compile_pattern(pattern)
+    for text in ("get_global only supports semaphores", "get_global only supports", "x"):
+        assert good.search(text) == eager.search(text) and good.fullmatch(text) == eager.fullmatch(text)
+
+
+def test_user_records_are_checked_at_load_not_deferred():
+    records, problems = parse_records_text(json.dumps(_record("slow", r"(a+)+$")), "mine.json")
+    assert records == [] and "record 'slow'" in str(problems[0]) and "messagePattern" in str(problems[0])
 
 
 DIFFERENTIAL_PATTERNS = [

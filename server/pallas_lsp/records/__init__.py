@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from .detection import Detection, DetectionError, parse_detection
-from .patterns import RecordPattern, check_pattern
+from .patterns import RecordPattern, check_pattern, deferred_pattern
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -167,9 +167,10 @@ def _name(obj: dict) -> str:
     return f"record '{slug}'" if isinstance(slug, str) and slug.strip() else "record"
 
 
-def parse_record(obj: Any, path: str, where: str,
-                 budget: PatternBudget | None = None) -> tuple[ErrorRecord | None, list[RecordProblem]]:
-    """Validate one record object (wrapped or bare)."""
+def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None = None,
+                 shipped: bool = False) -> tuple[ErrorRecord | None, list[RecordProblem]]:
+    """Validate one record object (wrapped or bare). ``shipped``: one of the package's own
+    records, whose messagePattern the tests check; it is compiled when first matched."""
     problems: list[RecordProblem] = []
     if isinstance(obj, dict) and "record" in obj:
         obj = obj["record"]
@@ -195,7 +196,9 @@ def parse_record(obj: Any, path: str, where: str,
         problems.append(RecordProblem(path, f"{where}.schemaVersion", f"unsupported schema version {version} (supported: 2)"))
     pattern = obj.get("messagePattern")
     compiled = None
-    if isinstance(pattern, str) and pattern.strip():
+    if isinstance(pattern, str) and pattern.strip() and shipped:
+        compiled = deferred_pattern(pattern)
+    elif isinstance(pattern, str) and pattern.strip():
         compiled, why = _check_pattern(pattern, budget)
         if why:
             problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
@@ -240,9 +243,10 @@ def parse_record(obj: Any, path: str, where: str,
     ), problems
 
 
-def parse_records_text(text: str, path: str,
-                       budget: PatternBudget | None = None) -> tuple[list[ErrorRecord], list[RecordProblem]]:
-    """The records of one file's text. ``budget`` is shared by every file one store reads."""
+def parse_records_text(text: str, path: str, budget: PatternBudget | None = None,
+                       shipped: bool = False) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    """The records of one file's text. ``budget`` is shared by every file one store reads;
+    ``shipped``: the package's own records (:func:`parse_record`)."""
     if len(text) > MAX_FILE_BYTES:
         return [], [RecordProblem(path, "", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")]
     try:
@@ -262,7 +266,7 @@ def parse_records_text(text: str, path: str,
             problems.append(RecordProblem(path, where, (
                 f"this record{f' and the {rest} after it' if rest else ''} not loaded: {BUDGET_SPENT}")))
             break
-        rec, probs = parse_record(item, path, where, budget)
+        rec, probs = parse_record(item, path, where, budget, shipped)
         problems.extend(probs)
         if rec is not None:
             records.append(rec)
@@ -427,7 +431,8 @@ def _read_builtin_records() -> tuple[tuple[ErrorRecord, ...], tuple[RecordProble
     data = resources.files("pallas_lsp.records") / "data"
     for entry in sorted(data.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
-            r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"{BUILTIN_SOURCE}/{entry.name}")
+            r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"{BUILTIN_SOURCE}/{entry.name}",
+                                      shipped=True)
             records += r
             problems += p
     beside = resources.files("pallas_lsp.records") / "detection"

@@ -92,6 +92,22 @@ def compile_pattern(pattern: str, *, use_re2: bool = True) -> RecordPattern:
     return compiled
 
 
+def deferred_pattern(pattern: str) -> RecordPattern:
+    """A shipped record's pattern, checked and compiled when first matched. The shipped
+    patterns are checked by the tests (tests/records/test_patterns.py), and nothing the server
+    does before its first diagnostics matches one: compiling them all took 13 ms of that.
+    A user's records are checked when they load, so a bad pattern is reported there."""
+    compiled: list[RecordPattern] = []
+
+    def matcher() -> RecordPattern:
+        if not compiled:
+            compiled.append(compile_pattern(pattern))
+        return compiled[0]
+
+    return RecordPattern(pattern, "re2" if _re2 is not None else "re",
+                         lambda text: matcher()._search(text), lambda text: matcher()._fullmatch(text))
+
+
 def check_pattern(pattern: str, *, use_re2: bool = True) -> tuple[RecordPattern | None, str | None, int]:
     """(the compiled pattern, None, work) or (None, why it is refused, work). ``work`` is what
     reading and checking it cost (PATTERN_CHAR_WORK per character plus the character tests of
