@@ -75,3 +75,28 @@ def test_bracket_depth_counts_like_the_tokenizer():
     assert bracket_depth("x = ((1), [2, {3: (4,)}])\n") == 4
     assert bracket_depth("x = '((((' # ((((\n") == 0
     assert bracket_depth('x = f"{((1))}"\n') == 3
+
+
+def _reference_logical_lines(text: str) -> list[int]:
+    """Logical line starts of code with no strings, comments or backslashes, one character at a
+    time (a closer at depth 0 leaves it at 0), as the scanner counted before it counted runs."""
+    logical, depth = [0], 0
+    for i, line in enumerate(text.split("\n")[:-1]):
+        for ch in line:
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth = max(depth - 1, 0)
+        if depth == 0:
+            logical.append(i + 1)
+    return logical
+
+
+def test_brackets_between_breaks_count_as_one_at_a_time():
+    """The scanner counts a run's brackets at once; a closer that would take the depth below
+    zero (stray, or before the run's openers) is stepped like the rest."""
+    from pallas_lsp.analysis.blocks import _logical_lines, line_starts
+
+    for text in ["x = f(a)[b]{c}\ny = 1\n", "x = (\n1)) + (\n2)\nz = 3\n", ")(\na\n)\nb\n",
+                 "a = [1, (2,\n3)]\nb = {\n}\n", "]]]\n(((\n)))\nq\n", "f(g(h(\n)))(\nx)\ny\n"]:
+        assert _logical_lines(text, line_starts(text))[0] == _reference_logical_lines(text), text
