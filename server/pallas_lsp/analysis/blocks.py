@@ -431,6 +431,9 @@ def _indent(line_text: str) -> int:
     return len(line_text) - len(line_text.lstrip(" \t\f"))
 
 
+_CODE_START = re.compile(r"[ \t\f]*(?=[^ \t\f#\r\n])")  # a line's indentation, where code follows it
+
+
 class _Lines:
     """The physical lines of a text (line breaks kept), sliced on demand."""
 
@@ -445,6 +448,12 @@ class _Lines:
 
     def _end(self, i: int) -> int:
         return self.starts[i + 1] if i + 1 < len(self.starts) else len(self.text)
+
+    def code_indent(self, i: int) -> int:
+        """The indentation of line ``i``, or -1 when it holds no code (blank, or a comment):
+        :func:`_indent` and :func:`_is_code` without slicing the line out."""
+        m = _CODE_START.match(self.text, self.starts[i])
+        return -1 if m is None else m.end() - self.starts[i]
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -628,9 +637,9 @@ def _split_from(text: str, starts: list[int], logical: list[int], recovered: set
     resumed: tuple[int, int] | None = None  # (new line, old statement index)
     prev_decorator = False
     for li in logical[bisect.bisect_left(logical, first):]:
-        lt = lines[li]
-        if not _is_code(lt) or _indent(lt) != 0:
+        if lines.code_indent(li) != 0:
             continue
+        lt = lines[li]
         if top and (prev_decorator or _CLAUSE.match(lt)):
             prev_decorator = bool(_DECORATOR.match(lt))
             continue
@@ -690,11 +699,12 @@ def patched_starts(old: list[int], new_text: str, a: int, b: int, inserted: int)
     return head + mid + [x + delta for x in old[hi:]]
 
 
-def _split_statement(lines: list[str], first: int, last: int, logical: list[int], broken: bool) -> list[Block]:
+def _split_statement(lines: _Lines, first: int, last: int, logical: list[int], broken: bool) -> list[Block]:
     whole = Block(first + 1, last + 1, "".join(lines[first:last + 1]), "module", broken=broken)
     # Find the class header (after decorators) and split its body into members.
-    body_logical = [li for li in _between(logical, first, last) if _is_code(lines[li])]
-    header = next((li for li in body_logical if _indent(lines[li]) == 0 and not lines[li].startswith("@")), None)
+    indents = {li: lines.code_indent(li) for li in _between(logical, first, last)}
+    body_logical = [li for li, ind in indents.items() if ind >= 0]
+    header = next((li for li in body_logical if indents[li] == 0 and not lines[li].startswith("@")), None)
     if header is None or broken:
         return [whole]
     m = re.match(r"class\s+([A-Za-z_][A-Za-z_0-9]*)", lines[header])
@@ -703,13 +713,13 @@ def _split_statement(lines: list[str], first: int, last: int, logical: list[int]
     members = [li for li in body_logical if li > header]
     if not members:
         return [whole]
-    indent = _indent(lines[members[0]])
+    indent = indents[members[0]]
     if indent == 0:
         return [whole]
     starts: list[int] = []
     prev_decorator = False
     for li in members:
-        if _indent(lines[li]) != indent:
+        if indents[li] != indent:
             continue
         stripped = lines[li].lstrip(" \t\f")
         if starts and (prev_decorator or _CLAUSE.match(stripped)):
