@@ -289,72 +289,86 @@ def cold_server(tmp_path, pull: bool) -> tuple[PallasServer, str, list[bool]]:
     return srv, uri, analyses
 
 
-@pytest.mark.asyncio
-async def test_push_the_cold_result_is_published_before_the_collection_it_skipped(tmp_path, collections):
-    """The first analysis runs with the collector paused, and it stays paused until the result
-    is published (turned on at once, the diagnostics' first allocations paid a pass over the new
-    trees, and the collection after held the lock while the loop waited to publish). Then one
-    collection runs on the worker and the collector is on again."""
+async def collector_on(srv: PallasServer, monkeypatch, timeout: float = 10.0) -> None:
+    """Until the collection the cold analysis owes has run (the worker idle from now on)."""
     import gc
 
-    srv, uri, analyses = cold_server(tmp_path, pull=False)
-    published = []
-    srv.publish = lambda unit, a: published.append((gc.isenabled(), list(collections), len(a.result.findings)))
-    srv.schedule(uri)
-    await srv.debounce[uri]
-    await srv.worker.submit(lambda: None)  # the worker's queue is drained
-    assert analyses == [False] and published == [(False, [], 1)]
-    assert collections == [False] and gc.isenabled() and not srv.collector.owed
+    import pallas_lsp.lsp.server as server_module
+
+    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 0.01)
+    await srv.worker.submit(lambda: None)  # (wakes it: it waits with the idle time it read)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (srv.collector.owed or not gc.isenabled()) and loop.time() < deadline:
+        await asyncio.sleep(0.01)
 
 
 @pytest.mark.asyncio
-async def test_pull_the_cold_response_is_written_before_the_collection_it_skipped(tmp_path, monkeypatch, collections):
+@pytest.mark.parametrize("mode", ["push", "pull"])
+async def test_the_cold_result_goes_out_before_the_collection_it_skipped(tmp_path, monkeypatch, collections, mode):
+    """The first analysis runs with the collector paused, and it stays paused while the result
+    is published or answered (turned on at once, the diagnostics' first allocations paid a pass
+    over the new trees, and the collection after held the lock while the loop waited to publish).
+    One collection runs once the worker is idle, and the collector is on again."""
     import gc
 
     from lsprotocol import types as lsp
 
     import pallas_lsp.lsp.server as server_module
 
-    srv, uri, analyses = cold_server(tmp_path, pull=True)
-    monkeypatch.setattr(server_module, "server", srv)
-    params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri))
-    task = asyncio.ensure_future(server_module.pull_diagnostics(params))
-    written = []
-    # As pygls does: the callback that writes the response is added when the handler starts.
-    task.add_done_callback(lambda t: written.append((gc.isenabled(), list(collections), len(t.result().items))))
-    await task
-    await asyncio.sleep(0)  # the task's callbacks run
-    await srv.worker.submit(lambda: None)
-    assert analyses == [False] and written == [(False, [], 1)]
-    assert collections == [False] and gc.isenabled()
+    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 60.0)  # (however slow this machine)
+    srv, uri, analyses = cold_server(tmp_path, pull=mode == "pull")
+    sent = []
+    if mode == "push":
+        srv.publish = lambda unit, a: sent.append((gc.isenabled(), list(collections), len(a.result.findings)))
+        srv.schedule(uri)
+        await srv.debounce[uri]
+    else:
+        monkeypatch.setattr(server_module, "server", srv)
+        params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri))
+        task = asyncio.ensure_future(server_module.pull_diagnostics(params))
+        # As pygls does: the callback that writes the response is added when the handler starts.
+        task.add_done_callback(lambda t: sent.append((gc.isenabled(), list(collections), len(t.result().items))))
+        await task
+        await asyncio.sleep(0)  # the task's callbacks run
+    assert analyses == [False] and sent == [(False, [], 1)]
+    await collector_on(srv, monkeypatch)
+    assert collections == [False] and gc.isenabled() and not srv.collector.owed
 
 
 @pytest.mark.asyncio
-async def test_a_keystroke_never_runs_with_the_collector_paused(tmp_path, collections):
-    """A cold result no one has written out yet (here: none is) does not keep the collector
-    paused for the next analysis: the collection it owes runs first."""
+async def test_a_keystroke_right_after_the_open_does_not_wait_for_the_collection(tmp_path, monkeypatch,
+                                                                                collections):
+    """Typed before the worker was idle long enough: analysed with the collector still paused,
+    and the one collection runs after it."""
     import gc
 
+    import pallas_lsp.lsp.server as server_module
+
+    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 60.0)
     srv, uri, analyses = cold_server(tmp_path, pull=True)
     await srv.ensure(uri)
     assert srv.collector.owed and not gc.isenabled()
     srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
     srv.bump(uri)
     await srv.ensure(uri)
-    await srv.worker.submit(lambda: None)
-    assert analyses == [False, True] and collections == [False] and gc.isenabled()
+    assert analyses == [False, False] and collections == []
+    await collector_on(srv, monkeypatch)
+    assert collections == [False] and gc.isenabled()
 
 
 @pytest.mark.asyncio
-async def test_an_unwritten_cold_result_is_collected_once_the_worker_is_idle(tmp_path, monkeypatch, collections):
+async def test_the_collector_is_not_paused_past_its_limit(tmp_path, monkeypatch, collections):
+    """Typing that never leaves the worker idle: once the collector has been paused for
+    SETTLE_MAX_S, the collection runs before the next analysis."""
     import gc
 
     import pallas_lsp.lsp.server as server_module
 
-    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 0.05)
+    monkeypatch.setattr(server_module, "SETTLE_MAX_S", 0.0)
     srv, uri, analyses = cold_server(tmp_path, pull=True)
-    await srv.ensure(uri)  # (no client asked: nothing is written)
-    deadline = asyncio.get_running_loop().time() + 10
-    while not gc.isenabled() and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.02)
-    assert analyses == [False] and collections == [False] and gc.isenabled() and not srv.collector.owed
+    await srv.ensure(uri)
+    srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
+    srv.bump(uri)
+    await srv.ensure(uri)
+    assert analyses == [False, True] and collections == [False] and gc.isenabled()

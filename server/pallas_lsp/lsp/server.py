@@ -14,6 +14,7 @@ import os
 import queue
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,7 +42,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("pallas_lsp")
 FIX_ALL_KIND = "source.fixAll.pallas-lsp"
 WORKSPACE_QUIET_S = 0.3  # how long a document must rest before the workspace-wide analysis runs
-SETTLE_IDLE_S = 1.0  # idle this long, the fast worker runs a collection no written result settled
+# The collection a cold analysis skipped (PausedCollector): once the fast worker has been idle
+# this long, or before its next job once the collector has been paused this long.
+SETTLE_IDLE_S = 0.25
+SETTLE_MAX_S = 2.0
 EXPLAIN_COMMAND = "pallas-lsp.explainError"
 SHOW_LAUNCH_COMMAND = "pallas-lsp.showLaunch"
 
@@ -59,8 +63,8 @@ def uri_to_path(uri: str) -> str | None:
 # --- analysis worker ---------------------------------------------------------------------------
 class Worker:
     """One daemon thread that runs analyses in order (a shutdown never waits for it). Given the
-    server's :class:`PausedCollector`, it settles a collection still owed once it has had
-    nothing to do for ``SETTLE_IDLE_S`` (a cold result that no one wrote out)."""
+    server's :class:`PausedCollector`, it runs the collection a cold analysis skipped once it has
+    had nothing to do for ``SETTLE_IDLE_S``, or before a job once that collection is overdue."""
 
     def __init__(self, collector: "PausedCollector | None" = None) -> None:
         self.q: queue.Queue = queue.Queue()
@@ -70,13 +74,16 @@ class Worker:
         self.thread = start_thread(self._run, "pallas-analysis")
 
     def _run(self) -> None:
+        collector = self.collector
         while True:
             try:
-                owed = self.collector is not None and self.collector.owed
+                owed = collector is not None and collector.owed
                 fn, fut, loop = self.q.get(timeout=SETTLE_IDLE_S) if owed else self.q.get()
             except queue.Empty:
-                self.collector.settle()  # type: ignore[union-attr]
+                collector.settle()  # type: ignore[union-attr]
                 continue
+            if collector is not None and collector.overdue:
+                collector.settle()
             try:
                 res = fn()
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
@@ -112,23 +119,30 @@ class OpenTexts:
 class PausedCollector:
     """A document's first (cold) analysis builds every block's tree and index, about a million
     objects that live until it ends, and the cyclic collector rescanned them over and over (35-50%
-    of the cold analysis of a 9,853-line file). So the collector is paused for that analysis, and
-    it stays paused until the result has been written to the client: turned on as the job ended,
-    the next allocation (the diagnostics' own) paid a young-generation pass over all those
-    objects (30 ms on that file), and the full collection that followed held the interpreter
-    lock while the loop waited to publish (30 ms more). The one full collection runs on the fast
-    worker once the client has the result, before any keystroke's analysis (runtime.py).
+    of the cold analysis of a 9,853-line file). So the collector is paused for that analysis and
+    stays paused until the fast worker has had nothing to do for ``SETTLE_IDLE_S``; then one full
+    collection runs and turns it back on. Turned on as the job ended, the next allocation (the
+    diagnostics' own) paid a young-generation pass over all those objects (30 ms on that file)
+    and the full collection after it held the interpreter lock while the loop waited to publish
+    (30 ms more); run as soon as the result was written, it held up a keystroke typed right after
+    the diagnostics came. Analyses that come meanwhile run with it paused, but never once it has
+    been paused for ``SETTLE_MAX_S``: then the collection runs first (runtime.py).
 
-    :meth:`pause` and :meth:`settle` run on the fast worker only, so they never race."""
+    Only the fast worker's thread calls these, so they never race."""
 
     def __init__(self) -> None:
         self.owed = False  # a cold analysis paused the collector, and no collection ran since
+        self.since = 0.0  # when (time.monotonic) it was paused
 
     def pause(self) -> None:
         """Before a cold analysis: pause the collector (unless something else already did)."""
         if gc.isenabled():
             gc.disable()
-            self.owed = True
+            self.owed, self.since = True, time.monotonic()
+
+    @property
+    def overdue(self) -> bool:
+        return self.owed and time.monotonic() - self.since >= SETTLE_MAX_S
 
     def settle(self) -> None:
         """The collection the paused analyses skipped, then the collector on again."""
@@ -248,7 +262,7 @@ class PallasServer(LanguageServer):
         # unit -> set once the unit's current generation is superseded: how a worker, which never
         # reads the live maps, tells that a queued job is stale.
         self.stale_flags: dict[str, threading.Event] = {}
-        self.collector = PausedCollector()  # paused for cold analyses until their result is out
+        self.collector = PausedCollector()  # paused for cold analyses; the fast worker settles it
 
     # --- workers and the engine, started after `initialize` ------------------------------
     @property
@@ -487,8 +501,6 @@ class PallasServer(LanguageServer):
 
         engine = self.engine_for(store)
         collector = self.collector
-        if prev is not None and collector.owed:
-            self.worker.submit(collector.settle)  # a keystroke never runs with the collector paused
 
         def work() -> Analysed | None:
             # Phase 1, on the fast worker: this module on its own (milliseconds, every keystroke).
@@ -501,7 +513,7 @@ class PallasServer(LanguageServer):
                 a.diagnostics = diagnostics_of(a, store, caps)
                 return a
             if prev is None:
-                collector.pause()  # (settled once the client has the result: PausedCollector)
+                collector.pause()  # (the worker turns it on again: PausedCollector)
             result = engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
                                     backends=cfg.backends or ())
             if result.syntax_errors and prev is not None:
@@ -529,12 +541,6 @@ class PallasServer(LanguageServer):
 
         job.fut.add_done_callback(done)
         return job
-
-    def settle_collection(self) -> None:
-        """A result has just been written to the client: the collection a cold analysis skipped
-        can run (on the fast worker, after what is queued there)."""
-        if self.collector.owed:
-            self.worker.submit(self.collector.settle)
 
     def follow_workspace(self, unit, gen, program, path, text, slices, docs, cfg, store) -> None:
         """Phase 2, on the workspace worker: the same module with imports, importers and callers
@@ -678,7 +684,6 @@ class PallasServer(LanguageServer):
             if a is None or a.gen != self.gens.get(unit, 0):
                 return  # the document moved on: a newer analysis will publish
             self.publish(unit, a)
-            self.settle_collection()  # (written: the collection a cold analysis owes can run)
         except asyncio.CancelledError:
             pass
         except Exception:  # noqa: BLE001
@@ -1050,12 +1055,6 @@ async def pull_diagnostics(params: lsp.DocumentDiagnosticParams):
     a = await server.ensure(unit)
     if a is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    if server.collector.owed:
-        # After the response is written: pygls's callback that writes it was added to this task
-        # before this one, and a task's callbacks run in the order they were added.
-        task = asyncio.current_task()
-        if task is not None:
-            task.add_done_callback(lambda _: server.settle_collection())
     result_id = f"{a.gen}.{server.settings_gen}.{'p' if a.partial else 'f'}"
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
