@@ -169,6 +169,26 @@ def test_without_re2_only_single_repetition_patterns_load(monkeypatch):
         compile_pattern(r"^((a)+)+$")
 
 
+def test_without_re2_the_shipped_patterns_are_checked_at_load_and_matching_never_raises(monkeypatch):
+    """Deferred compiling is for RE2 only: without it a shipped pattern with two repetitions is
+    refused at load, as before, and matching a traceback tries only what loaded (a refusal
+    raised at match time took every explanation down with it)."""
+    from pallas_lsp.records import RecordStore, _read_builtin_records
+
+    monkeypatch.setattr(patterns, "_re2", None)
+    _read_builtin_records.cache_clear()
+    try:
+        records, problems = builtin_records()
+        assert problems and all("google-re2" in p.message for p in problems)
+        assert all(r.message_pattern.engine == "re" for r in records)
+        store = RecordStore(records)
+        assert store.match_text("AssertionError: assert 1 == 2").hits == []
+        hits = store.match("NotImplementedError: get_global discharge is not supported in interpret mode.")
+        assert [r.slug for r, _ in hits] == ["get-global-discharge-is-not-supported-in-interpret"]
+    finally:
+        _read_builtin_records.cache_clear()
+
+
 def test_match_work_is_bounded_and_says_so(tmp_path):
     many = [_record(f"user-{i}", rf"never matches {i}\d") for i in range(300)]
     path = tmp_path / "many.json"

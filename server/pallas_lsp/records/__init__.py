@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from .detection import Detection, DetectionError, parse_detection
-from .patterns import RecordPattern, check_pattern, deferred_pattern
+from .patterns import RecordPattern, check_pattern, deferred_pattern, linear_engine_available
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -170,7 +170,8 @@ def _name(obj: dict) -> str:
 def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None = None,
                  shipped: bool = False) -> tuple[ErrorRecord | None, list[RecordProblem]]:
     """Validate one record object (wrapped or bare). ``shipped``: one of the package's own
-    records, whose messagePattern the tests check; it is compiled when first matched."""
+    records, whose messagePattern the tests check; with RE2 here it is compiled when first
+    matched (patterns.deferred_pattern)."""
     problems: list[RecordProblem] = []
     if isinstance(obj, dict) and "record" in obj:
         obj = obj["record"]
@@ -196,7 +197,7 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
         problems.append(RecordProblem(path, f"{where}.schemaVersion", f"unsupported schema version {version} (supported: 2)"))
     pattern = obj.get("messagePattern")
     compiled = None
-    if isinstance(pattern, str) and pattern.strip() and shipped:
+    if isinstance(pattern, str) and pattern.strip() and shipped and linear_engine_available():
         compiled = deferred_pattern(pattern)
     elif isinstance(pattern, str) and pattern.strip():
         compiled, why = _check_pattern(pattern, budget)

@@ -92,11 +92,17 @@ def compile_pattern(pattern: str, *, use_re2: bool = True) -> RecordPattern:
     return compiled
 
 
+def linear_engine_available() -> bool:
+    """Whether google-re2 is here (a dependency; a bare environment may lack it)."""
+    return _re2 is not None
+
+
 def deferred_pattern(pattern: str) -> RecordPattern:
     """A shipped record's pattern, checked and compiled when first matched. The shipped
-    patterns are checked by the tests (tests/records/test_patterns.py), and nothing the server
-    does before its first diagnostics matches one: compiling them all took 13 ms of that.
-    A user's records are checked when they load, so a bad pattern is reported there."""
+    patterns are checked by the tests (tests/records/test_patterns.py) for RE2, and nothing the
+    server does before its first diagnostics matches one: compiling them all took 13 ms of that.
+    Only with RE2 (without it some shipped patterns are refused, and that must show at load),
+    and a user's records are always checked when they load, so a bad pattern is reported there."""
     compiled: list[RecordPattern] = []
 
     def matcher() -> RecordPattern:
@@ -104,7 +110,7 @@ def deferred_pattern(pattern: str) -> RecordPattern:
             compiled.append(compile_pattern(pattern))
         return compiled[0]
 
-    return RecordPattern(pattern, "re2" if _re2 is not None else "re",
+    return RecordPattern(pattern, "re2",
                          lambda text: matcher()._search(text), lambda text: matcher()._fullmatch(text))
 
 
