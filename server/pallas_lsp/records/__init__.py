@@ -197,12 +197,13 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
         problems.append(RecordProblem(path, f"{where}.schemaVersion", f"unsupported schema version {version} (supported: 2)"))
     pattern = obj.get("messagePattern")
     compiled = None
-    if isinstance(pattern, str) and pattern.strip() and shipped and linear_engine_available():
-        compiled = deferred_pattern(pattern)
-    elif isinstance(pattern, str) and pattern.strip():
-        compiled, why = _check_pattern(pattern, budget)
-        if why:
-            problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
+    if isinstance(pattern, str) and pattern.strip():
+        if shipped and linear_engine_available():
+            compiled = deferred_pattern(pattern)
+        else:
+            compiled, why = _check_pattern(pattern, budget)
+            if why:
+                problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
     if problems:
         return None, problems
     github_url = obj.get("githubUrl") or ""

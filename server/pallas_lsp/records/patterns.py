@@ -103,12 +103,9 @@ def deferred_pattern(pattern: str) -> RecordPattern:
     server does before its first diagnostics matches one: compiling them all took 13 ms of that.
     Only with RE2 (without it some shipped patterns are refused, and that must show at load),
     and a user's records are always checked when they load, so a bad pattern is reported there."""
-    compiled: list[RecordPattern] = []
-
+    @functools.cache
     def matcher() -> RecordPattern:
-        if not compiled:
-            compiled.append(compile_pattern(pattern))
-        return compiled[0]
+        return compile_pattern(pattern)
 
     return RecordPattern(pattern, "re2",
                          lambda text: matcher()._search(text), lambda text: matcher()._fullmatch(text))
