@@ -97,3 +97,58 @@ def test_launches_already_interpreted_keep_their_mode():
 def test_an_unknown_assumed_mode_is_refused():
     with pytest.raises(ValueError):
         ENGINE.analyse("x = 1\n", "/tmp/x.py", assume_interpret="cuda")
+
+
+# A compiled Mosaic GPU pallas_call whose kernel reads a count through a helper wrapping an
+# inline_mgpu function declared with a return type. JAX 0.12 (checked by running it): with
+# InterpretGPUParams() the generic inline_mgpu error, with inline_mgpu="ignore" the return-value
+# one. The what-if's rewrite adds "ignore" where that is the fix, so a returning call is judged
+# as a launch written with "ignore" is.
+RETURNING = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def lane_count(ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),),
+                       return_type=plgpu.ShapeDtypeStruct((), jnp.int32, layout=plgpu.Layout.WG_SPLAT))
+    def count(ctx, r):
+        del ctx, r
+
+    return count(ref)
+
+
+def weigh(x_ref, o_ref):
+    n = {value}
+    o_ref[...] = x_ref[...] * n.astype(jnp.float32)
+
+
+def weigh_all(x):
+    return pl.pallas_call(weigh, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params=plgpu.CompilerParams(){interpret})(x)
+'''
+COUNT_CALL_LINE = 13  # `return count(ref)`
+
+
+def _rows(findings):
+    return [(f.code, f.record, f.span.line, f.actual_error) for f in findings if f.record]
+
+
+def test_a_returning_inline_mgpu_is_judged_as_under_ignore_mode():
+    compiled = RETURNING.format(value="lane_count(x_ref)", interpret="")
+    assumed = _rows(ENGINE.analyse(compiled, "/tmp/case.py", assume_interpret="gpu").findings)
+    written = RETURNING.format(value="lane_count(x_ref)",
+                               interpret=',\n                          interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")')
+    real = _rows(ENGINE.analyse(written, "/tmp/case.py").findings)
+    assert [r[:3] for r in assumed] == [("PAL003", "gpu-interpret-inline-mgpu-return-value", COUNT_CALL_LINE)]
+    assert assumed == real
+    # Launched with default params, the generic error (JAX's) stays the real launch's.
+    default = RETURNING.format(value="lane_count(x_ref)",
+                               interpret=",\n                          interpret=plgpu.InterpretGPUParams()")
+    assert [r[1] for r in _rows(ENGINE.analyse(default, "/tmp/case.py").findings)] == ["gpu-interpret-inline-mgpu"]
+
+
+def test_the_value_computed_with_jnp_leaves_nothing_to_assume():
+    clean = RETURNING.format(value="jnp.int32(x_ref.shape[0])", interpret="")
+    assert _rows(ENGINE.analyse(clean, "/tmp/case.py", assume_interpret="gpu").findings) == []

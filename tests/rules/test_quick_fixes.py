@@ -118,11 +118,39 @@ def test_no_gpu_interpreter_fix_where_it_would_not_run():
     # A call that returns a value fails even with inline_mgpu="ignore".
     code = inline_mgpu_program(launch, returns=", return_type=plgpu.ShapeDtypeStruct((128,), jnp.float32)")
     assert not any(t.startswith("Interpret it as") for t in fixes_of(code, "PAL003"))
-    # TPU params handed to force_tpu_interpret_mode: swapping them alone would not do.
+    # ... however the TPU interpreter was chosen (a setter too).
     code = inline_mgpu_program(
         "    with pltpu.force_tpu_interpret_mode(pltpu.InterpretParams()):\n"
-        "        return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)")
+        "        return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)",
+        returns=", return_type=plgpu.ShapeDtypeStruct((128,), jnp.float32)")
     assert not any(t.startswith("Interpret it as") for t in fixes_of(code, "PAL003"))
+
+
+FORCE_GPU = 'plgpu.force_gpu_interpret_mode(plgpu.InterpretGPUParams(inline_mgpu="ignore"))'
+
+
+def test_a_tpu_setter_handed_params_becomes_the_gpu_setter_that_skips_the_call():
+    # The params handed to the setter may be shared: the setter call is what changes, whole.
+    code = inline_mgpu_program(
+        "    shared = pltpu.InterpretParams(detect_races=True)\n"
+        "    with pltpu.force_tpu_interpret_mode(shared):\n"
+        "        run = pl.kernel(kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), mesh=plgpu.Mesh())\n"
+        "    return run(x), shared")
+    title = f"Interpret it as a Mosaic GPU kernel: {FORCE_GPU} (the inline_mgpu call is skipped)"
+    fix = fixes_of(code, "PAL003")[title]
+    assert fix.preferred
+    fixed = apply_edits(code, fix.edits)
+    assert f"    with {FORCE_GPU}:\n" in fixed and "    shared = pltpu.InterpretParams(detect_races=True)\n" in fixed
+    # set_tpu_interpret_mode, reached through a caller: the set call in that caller changes.
+    code = inline_mgpu_program(
+        "    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)\n\n\n"
+        "def debug():\n"
+        "    pltpu.set_tpu_interpret_mode()\n"
+        "    return main()")
+    new = 'plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams(inline_mgpu="ignore"))'
+    fixed = apply_edits(code, fixes_of(code, "PAL003")[
+        f"Interpret it as a Mosaic GPU kernel: {new} (the inline_mgpu call is skipped)"].edits)
+    assert f"def debug():\n    {new}\n    return main()" in fixed
 
 
 def test_the_rules_declare_these_fixes_on_examples_the_oracle_runs():

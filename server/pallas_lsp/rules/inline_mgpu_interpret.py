@@ -41,6 +41,18 @@ def _factory(hit) -> CallVal | None:
     return is_inline_mgpu(hit.ev, hit.callee)
 
 
+def _inline_mgpu_mode(hit, factory: CallVal) -> str | None:
+    """The ``inline_mgpu`` mode the GPU interpreter meets this call in: the params' own. A
+    what-if (``--assume-interpret gpu``, the lens) writes no params: it assumes the default
+    ones, which "Debug on CPU" turns to ``"ignore"`` where that is the fix; a call that returns
+    a value fails there too, with the error of ``"ignore"``, so that is the mode it is judged in
+    (the same record and error a launch written that way gets)."""
+    ctx = hit.context
+    if ctx.assumed and ctx.params_site is None and _returns_value(hit, factory):
+        return "ignore"
+    return ctx.inline_mgpu
+
+
 def _has_ref_args(hit, factory: CallVal) -> bool:
     ev = hit.ev
     node = ev.kwarg(factory.site, "arg_types")
@@ -70,31 +82,52 @@ def _returns_value(hit, factory: CallVal) -> bool | None:
 def _gpu_interpreter_fix(hit, factory: CallVal | None) -> Fix | None:
     """Under TPU interpret params, a kernel that calls ``inline_mgpu`` is a Mosaic GPU kernel:
     the interpreter that runs it is the GPU one, skipping the call (``inline_mgpu="ignore"``;
-    JAX 0.12 runs pallas_call and plgpu.kernel that way, unless the call returns a value).
-    The ``pltpu.InterpretParams(...)`` written in this module (or the params-less
-    ``pltpu.force_tpu_interpret_mode()``) is replaced."""
+    JAX 0.12 runs pallas_call, pl.kernel and plgpu.kernel that way, unless the call returns a
+    value, which fails even then). What is replaced is what chose the TPU interpreter, written
+    in this module: the launch's ``pltpu.InterpretParams(...)``, or the whole
+    ``pltpu.force_tpu_interpret_mode(...)`` / ``set_tpu_interpret_mode(...)`` call (the
+    params it is handed may be shared, and TPU params in a GPU setter would not do)."""
     ctx = hit.context
     if ctx.mode == Mode.INTERPRET:
         return _gpu_interpreter_for_interpret_true(hit, factory)
-    site = ctx.params_site
-    if ctx.mode != Mode.TPU_INTERPRET or factory is None or site is None or _returns_value(hit, factory):
+    if ctx.mode != Mode.TPU_INTERPRET or factory is None or _returns_value(hit, factory):
         return None
     index, ev = hit.ev.index, hit.ev
-    if index.path_of(site.scope) != index.path:
-        return None  # the params are built in another module: the edit would land in the wrong file
-    called = ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site)))
     gpu, imp = ensure_import(index, api.PLGPU)
     params = f'{gpu}.InterpretGPUParams(inline_mgpu="ignore")'
-    if called == api.TPU_INTERPRET_PARAMS and not ctx.forced:  # (not the params of a force_ call)
-        new, title = params, f"Interpret it as a Mosaic GPU kernel: {params} (the inline_mgpu call is skipped)"
-    elif called == api.FORCE_TPU_INTERPRET and not site.node.args and not site.node.keywords:
-        new = f"{gpu}.force_gpu_interpret_mode({params})"
-        title = f"Interpret it as a Mosaic GPU kernel: {new} (the inline_mgpu call is skipped)"
+    if ctx.forced:
+        found = _tpu_setter(hit)
+        if found is None:
+            return None
+        setter, called = found
+        verb = "force" if called == api.FORCE_TPU_INTERPRET else "set"
+        target, new = setter, f"{gpu}.{verb}_gpu_interpret_mode({params})"
     else:
-        return None
-    edits = (TextEdit(index.span(site.node, site.scope), new),) + ((imp,) if imp is not None else ())
+        site = ctx.params_site
+        if site is None or index.path_of(site.scope) != index.path:
+            return None  # the params are built in another module: the edit would land in the wrong file
+        if ev.ext_name(ev.value(site.node.func, site.scope, ev.order_of(site))) != api.TPU_INTERPRET_PARAMS:
+            return None
+        target, new = site, params
+    title = f"Interpret it as a Mosaic GPU kernel: {new} (the inline_mgpu call is skipped)"
+    edits = (TextEdit(index.span(target.node, target.scope), new),) + ((imp,) if imp is not None else ())
     # Safe: the kernel is still interpreted on this host (by the interpreter that can run it).
     return Fix(title, edits, preferred=True, safe=True)
+
+
+def _tpu_setter(hit):
+    """The ``pltpu.force_tpu_interpret_mode(...)`` or ``pltpu.set_tpu_interpret_mode(...)`` call
+    in this module that puts the launch in TPU interpret mode, and which of the two it is; the
+    context names it among its evidence (the launch may be reached through callers)."""
+    index, ev = hit.ev.index, hit.ev
+    spans = {e.span for e in hit.context.evidence if e.path in (None, index.path)}
+    for cs in index.calls_to({"force_tpu_interpret_mode", "set_tpu_interpret_mode"}):
+        if index.path_of(cs.scope) != index.path or index.span(cs.node, cs.scope) not in spans:
+            continue
+        called = ev.ext_name(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
+        if called in (api.FORCE_TPU_INTERPRET, api.SET_TPU_INTERPRET):
+            return cs, called
+    return None
 
 
 def _gpu_interpreter_for_interpret_true(hit, factory: CallVal | None) -> Fix | None:
@@ -156,7 +189,7 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
             return DISCHARGE if _has_ref_args(hit, factory) else NO_CPU_RULE
         if mode == Mode.TPU_INTERPRET:
             return NO_CPU_RULE if hit.launch.api.name == api.PALLAS_CALL else GMEM_KEY_ERROR
-        setting = hit.context.inline_mgpu
+        setting = _inline_mgpu_mode(hit, factory)
         if setting is None:
             return None  # the params' inline_mgpu value is not known: stay quiet
         if setting == "ignore":
@@ -174,7 +207,9 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
         report = super().check(hit)
         if report is None or hit.context.mode != Mode.GPU_INTERPRET:
             return report
-        setting = hit.context.inline_mgpu
+        factory = _factory(hit)
+        assert factory is not None
+        setting = _inline_mgpu_mode(hit, factory)
         if setting == "error":
             return replace(report, record=GPU_ERROR_RECORD)
         if setting == "ignore":
