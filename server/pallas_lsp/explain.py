@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .mdtext import code_block, code_span, link, prose
-from .records import ErrorRecord, RecordStore, match_lines
+from .records import ErrorRecord, RaiseSite, RecordStore, match_lines
 
 # (pattern, record slug, what to say). Messages JAX 0.12 raises for the same root cause.
 ALTERNATIVE_MESSAGES: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -51,7 +51,8 @@ class Explanations(list):
 
 def explain_text(text: str, store: RecordStore) -> Explanations:
     matched = store.match_text(text)
-    out = Explanations(Explanation(rec, line) for rec, line in matched.hits)
+    out = Explanations(Explanation(rec, line, _how_note(rec, line, matched.matched_by.get(rec.slug)))
+                       for rec, line in matched.hits)
     out.complete = matched.complete
     have = {e.record.slug for e in out}
     for line in match_lines(text):
@@ -63,6 +64,28 @@ def explain_text(text: str, store: RecordStore) -> Explanations:
                 out.append(Explanation(rec, line.strip(), note))
                 have.add(slug)
     return out
+
+
+def _how_note(rec: ErrorRecord, line: str, how: object) -> str:
+    """What the match rests on, when it is not the record's own message: the frame that raised a
+    bare error, or the releases that print the wording the text has."""
+    if isinstance(how, RaiseSite):
+        return (f"JAX raises this {rec.error_class} with no message; it is recognised by the frame that "
+                f"raised it, `{how.function}` in `{how.file}` (jax {releases_text(how.releases)}).")
+    releases = sorted({r for w in rec.wordings if w.pattern.search(line) for r in w.releases}, key=_version_key)
+    return f"This wording is printed by jax {releases_text(releases)}." if releases else ""
+
+
+def _version_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split("."))
+
+
+def releases_text(releases) -> str:
+    """"0.4.30" or "0.4.30 to 0.6.0 (14 releases)": the first and last of the ones listed."""
+    ordered = sorted(releases, key=_version_key)
+    if len(ordered) == 1:
+        return ordered[0]
+    return f"{ordered[0]} to {ordered[-1]} ({len(ordered)} releases)"
 
 
 def record_markdown(rec: ErrorRecord, *, heading: str = "###", rules: list[tuple[str, str]] = ()) -> str:

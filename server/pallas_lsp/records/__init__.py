@@ -8,6 +8,7 @@ one becomes a :class:`RecordProblem` naming the file and the field.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from urllib.parse import urlsplit
 
 from .detection import Detection, DetectionError, parse_detection
 from .patterns import RecordPattern, check_pattern, deferred_pattern, linear_engine_available
+from .tracebacks import BareRaise, bare_raises, site_matches
 
 # Field name -> expected JSON type(s). Required fields must be present and non-empty.
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -43,6 +45,8 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "analyzedSha": str,
     "schemaVersion": int,
     "detection": dict,  # how the analysis finds the error (records/detection.py)
+    "wordings": list,  # the messages JAX releases print for it (Wording)
+    "raisedAt": list,  # where JAX raises it with no message (RaiseSite)
 }
 SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
@@ -67,6 +71,28 @@ BUILTIN_SOURCE = "<builtin>"
 
 
 @dataclass(frozen=True)
+class Wording:
+    """A message JAX prints for a record's error, and the releases whose source prints it
+    (``releases``: jax versions, "0.4.30"). ``message`` is the text with its interpolated parts
+    as ``<name>``; ``pattern`` matches it, and what a paste keeps of it."""
+
+    message: str
+    pattern: RecordPattern
+    releases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    """Where JAX raises a record's error with no message (``raise NotImplementedError``, a
+    failing ``assert``): jax's path (``jax/_src/pallas/pallas_call.py``) and the function, in
+    these releases. Line numbers move between releases, so they are not part of it."""
+
+    file: str
+    function: str
+    releases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ErrorRecord:
     id: str
     slug: str
@@ -83,6 +109,8 @@ class ErrorRecord:
     line_number: int | None = None
     prevention_tips: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    wordings: tuple[Wording, ...] = ()
+    raised_at: tuple[RaiseSite, ...] = ()
     source: str = ""  # the file it came from ("<builtin>/..." for the shipped seed records)
     detection: Detection | None = field(default=None, compare=False)  # None: no rule is declared
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -167,6 +195,85 @@ def _name(obj: dict) -> str:
     return f"record '{slug}'" if isinstance(slug, str) and slug.strip() else "record"
 
 
+_RELEASE = re.compile(r"\d+\.\d+(?:\.\d+){0,2}")  # a jax version: 0.4.30, 0.9.0.1
+_FUNCTION = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_JAX_FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.py")
+
+
+def _releases(value: Any) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(v, str) and _RELEASE.fullmatch(v) for v in value):
+        return None
+    return tuple(value)
+
+
+def _compile_shipped_or_checked(pattern: str, budget: PatternBudget | None,
+                                shipped: bool) -> tuple[RecordPattern | None, str | None]:
+    if shipped and linear_engine_available():
+        return deferred_pattern(pattern), None
+    return _check_pattern(pattern, budget)
+
+
+def _parse_wordings(value: Any, path: str, where: str, budget: PatternBudget | None, shipped: bool,
+                    name: str) -> tuple[tuple[Wording, ...], list[RecordProblem]]:
+    """The record's wordings; a bad entry loses only itself (the record still loads)."""
+    out: list[Wording] = []
+    problems: list[RecordProblem] = []
+    for i, entry in enumerate(value or ()):
+        at = f"{where}.wordings[{i}]"
+        lost = "; the record loads without this wording"
+        if not isinstance(entry, dict):
+            problems.append(RecordProblem(path, at, f"{name}: must be an object{lost}"))
+            continue
+        message, pattern = entry.get("message"), entry.get("pattern")
+        releases = _releases(entry.get("releases"))
+        if not isinstance(message, str) or not message.strip():
+            problems.append(RecordProblem(path, f"{at}.message", f"{name}: must be a non-empty string{lost}"))
+            continue
+        if not isinstance(pattern, str) or not pattern.strip():
+            problems.append(RecordProblem(path, f"{at}.pattern", f"{name}: must be a non-empty string{lost}"))
+            continue
+        if releases is None:
+            problems.append(RecordProblem(path, f"{at}.releases", f"{name}: must be a non-empty list of jax "
+                                          f"versions such as \"0.4.30\"{lost}"))
+            continue
+        compiled, why = _compile_shipped_or_checked(pattern, budget, shipped)
+        if why:
+            problems.append(RecordProblem(path, f"{at}.pattern", f"{name}: {why}{lost}"))
+            continue
+        out.append(Wording(message, compiled, releases))
+    return tuple(out), problems
+
+
+def _parse_raise_sites(value: Any, path: str, where: str,
+                       name: str) -> tuple[tuple[RaiseSite, ...], list[RecordProblem]]:
+    """The record's bare raise sites; a bad entry loses only itself."""
+    out: list[RaiseSite] = []
+    problems: list[RecordProblem] = []
+    for i, entry in enumerate(value or ()):
+        at = f"{where}.raisedAt[{i}]"
+        lost = "; the record loads without this raise site"
+        if not isinstance(entry, dict):
+            problems.append(RecordProblem(path, at, f"{name}: must be an object{lost}"))
+            continue
+        file, function = entry.get("file"), entry.get("function")
+        releases = _releases(entry.get("releases"))
+        if not isinstance(file, str) or not _JAX_FILE.fullmatch(file):
+            problems.append(RecordProblem(path, f"{at}.file", f"{name}: must be a relative path of a .py "
+                                          f"file in jax, such as \"jax/_src/pallas/pallas_call.py\"{lost}"))
+            continue
+        if not isinstance(function, str) or not _FUNCTION.fullmatch(function):
+            problems.append(RecordProblem(path, f"{at}.function", f"{name}: must be a function name{lost}"))
+            continue
+        if releases is None:
+            problems.append(RecordProblem(path, f"{at}.releases", f"{name}: must be a non-empty list of jax "
+                                          f"versions such as \"0.4.30\"{lost}"))
+            continue
+        out.append(RaiseSite(file, function, releases))
+    return tuple(out), problems
+
+
 def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None = None,
                  shipped: bool = False) -> tuple[ErrorRecord | None, list[RecordProblem]]:
     """Validate one record object (wrapped or bare). ``shipped``: one of the package's own
@@ -198,14 +305,14 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
     pattern = obj.get("messagePattern")
     compiled = None
     if isinstance(pattern, str) and pattern.strip():
-        if shipped and linear_engine_available():
-            compiled = deferred_pattern(pattern)
-        else:
-            compiled, why = _check_pattern(pattern, budget)
-            if why:
-                problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
+        compiled, why = _compile_shipped_or_checked(pattern, budget, shipped)
+        if why:
+            problems.append(RecordProblem(path, f"{where}.messagePattern", f"{_name(obj)}: {why}"))
     if problems:
         return None, problems
+    wordings, wording_problems = _parse_wordings(obj.get("wordings"), path, where, budget, shipped, _name(obj))
+    raised_at, site_problems = _parse_raise_sites(obj.get("raisedAt"), path, where, _name(obj))
+    problems += wording_problems + site_problems
     github_url = obj.get("githubUrl") or ""
     if github_url and not https_link(github_url):
         # A link is decoration: drop it (from the record's raw data too) and keep the record.
@@ -239,6 +346,8 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
         line_number=line if isinstance(line, int) else None,
         prevention_tips=tuple(obj.get("preventionTips") or ()),
         tags=tuple(obj.get("tags") or ()),
+        wordings=wordings,
+        raised_at=raised_at,
         source=path,
         detection=detection,
         raw=obj,
@@ -314,6 +423,9 @@ def load_records_path(path: str | Path,
 class MatchResult:
     hits: list[tuple[ErrorRecord, str]]  # (record, the line it matched), best first
     complete: bool  # False when the work bound stopped matching before every record was tried
+    # How a hit matched, by slug, when not by its messagePattern: the wording it matched, or the
+    # raise site of its bare raise.
+    matched_by: dict[str, Wording | RaiseSite] = field(default_factory=dict)
 
 
 @dataclass
@@ -385,24 +497,61 @@ class RecordStore:
         """:meth:`match`, saying whether every record was tried: the built-in ones always are,
         the others while the work stays under ``MAX_MATCH_WORK`` and the time under ``seconds``
         (checked every line: RE2 is linear in the text, but a big pattern's program makes
-        each character dearer)."""
+        each character dearer). A record matches by its messagePattern, by one of its
+        wordings, or, for an error JAX raises with no message, by the frame that raised it."""
         lines = match_lines(text)
-        cost_per_record = sum(len(ln) + MATCH_CALL_COST for ln in lines)
+        cost_per_pattern = sum(len(ln) + MATCH_CALL_COST for ln in lines)
+        raised = bare_raises(lines)
         hits: dict[str, tuple[ErrorRecord, str]] = {}
+        matched_by: dict[str, Wording | RaiseSite] = {}
         work = 0
         deadline = time.monotonic() + seconds
+
+        def result(complete: bool) -> MatchResult:
+            return MatchResult(_best_first(hits), complete, matched_by)
+
         for rec in self.records:
+            patterns = [(rec.message_pattern, None), *((w.pattern, w) for w in rec.wordings)]
             if not rec.builtin:
-                if work + cost_per_record > MAX_MATCH_WORK or time.monotonic() > deadline:
-                    return MatchResult(_best_first(hits), False)
-                work += cost_per_record
-            for ln in lines:
-                if rec.message_pattern.search(ln):
-                    hits.setdefault(rec.slug, (rec, ln.strip()))
-                    break
-                if not rec.builtin and time.monotonic() > deadline:
-                    return MatchResult(_best_first(hits), False)
-        return MatchResult(_best_first(hits), True)
+                cost = cost_per_pattern * len(patterns)
+                if work + cost > MAX_MATCH_WORK or time.monotonic() > deadline:
+                    return result(False)
+                work += cost
+            hit = _pattern_hit(rec, patterns, lines, deadline)
+            if hit is _OUT_OF_TIME:
+                return result(False)
+            if hit is None:
+                hit = _site_hit(rec, raised)
+            if hit is not None:
+                line, how = hit
+                hits[rec.slug] = (rec, line)
+                if how is not None:
+                    matched_by[rec.slug] = how
+        return result(True)
+
+
+_OUT_OF_TIME = object()
+
+
+def _pattern_hit(rec: ErrorRecord, patterns: list[tuple[RecordPattern, Wording | None]], lines: list[str],
+                 deadline: float):
+    """(the first line a pattern matches, its wording or None), None, or _OUT_OF_TIME."""
+    for pattern, wording in patterns:
+        for ln in lines:
+            if pattern.search(ln):
+                return ln.strip(), wording
+            if not rec.builtin and time.monotonic() > deadline:
+                return _OUT_OF_TIME
+    return None
+
+
+def _site_hit(rec: ErrorRecord, raised: list[BareRaise]) -> tuple[str, RaiseSite] | None:
+    """The frame that raised the record's error with no message, where a raise site names it."""
+    for site in rec.raised_at:
+        for r in raised:
+            if r.error_class == rec.error_class and site_matches(r, site.file, site.function):
+                return f"{r.frame_line} -> {r.error_class}", site
+    return None
 
 
 def _best_first(hits: dict[str, tuple[ErrorRecord, str]]) -> list[tuple[ErrorRecord, str]]:
