@@ -77,3 +77,50 @@ async def test_what_if_off_in_the_project_file(vscode, tmp_path):
     await diagnostics(vscode, uri, 1)
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
     assert lenses and not [l for l in lenses if "interpret:" in l.command.title]
+
+
+@pytest.mark.asyncio
+async def test_a_returning_inline_mgpu_is_a_blocker_debug_on_cpu_cannot_lift(vscode):
+    from tests.analysis.test_assume_interpret import COUNT_CALL_LINE, RETURNING
+
+    uri = "file:///tmp/what_if_returning.py"
+    text = RETURNING.format(value="lane_count(x_ref)", interpret="")
+    open_doc(vscode, uri, text)
+    assert await diagnostics(vscode, uri, 1) == []
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    (lens,) = [l for l in lenses if l.command.title.startswith("GPU interpret")]
+    assert lens.command.title == f"GPU interpret: 1 blocker (count line {COUNT_CALL_LINE})"
+    launch_line = lens.range.start.line
+    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(launch_line, 4), lsp.Position(launch_line, 4)),
+        lsp.CodeActionContext([])))
+    assert not [a for a in actions if a.title.startswith("Debug on CPU")]
+    # Its clean twin (the value computed with jnp) is ready.
+    uri = "file:///tmp/what_if_returning_clean.py"
+    open_doc(vscode, uri, RETURNING.format(value="jnp.int32(x_ref.shape[0])", interpret=""))
+    await diagnostics(vscode, uri, 1)
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert "GPU interpret: ready" in {l.command.title for l in lenses}
+
+
+@pytest.mark.asyncio
+async def test_tpu_setter_quick_fix_through_the_server(vscode):
+    from pathlib import Path
+
+    from tests.lsp.test_server import apply_lsp_edits
+
+    example = Path(__file__).resolve().parents[2] / "server/pallas_lsp/rules/examples/PAL003"
+    text = (example / "invalid_07_pl_kernel_forced_tpu_shared_params.py").read_text()
+    uri = "file:///tmp/tpu_setter_fix.py"
+    open_doc(vscode, uri, text)
+    (d,) = await diagnostics(vscode, uri, 1)
+    assert d.code == "PAL003" and d.range.start.line == 20
+    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), d.range, lsp.CodeActionContext([d])))
+    (fix,) = [a for a in actions if a.title.startswith("Interpret it as a Mosaic GPU kernel")]
+    fixed = apply_lsp_edits(text, fix.edit.changes[uri], vscode.encoding)
+    assert 'with plgpu.force_gpu_interpret_mode(plgpu.InterpretGPUParams(inline_mgpu="ignore")):' in fixed
+    from tests.lsp.conftest import change
+
+    change(vscode, uri, 2, None, fixed)
+    assert await diagnostics(vscode, uri, 2) == []

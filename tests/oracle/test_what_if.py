@@ -34,3 +34,26 @@ def test_the_what_if_and_the_rewrite_agree_with_jax(oracle):
     assert rewrite.text is not None, rewrite.left
     ran = oracle.result(Program("debug_on_cpu.py", rewrite.text))
     assert ran.outcome == "clean", ran.describe()
+
+
+def test_a_returning_inline_mgpu_what_if_names_what_ignore_mode_raises(oracle):
+    from tests.analysis.test_assume_interpret import COUNT_CALL_LINE, RETURNING
+
+    engine = default_engine()
+    compiled = RETURNING.format(value="lane_count(x_ref)", interpret="") + MAIN
+    (launch,) = engine.analyse(compiled, "/tmp/r.py").launches
+    (blocker,) = blockers(engine.analyse(compiled, "/tmp/r.py", assume_interpret="gpu"), launch)
+    assert blocker.span.line == COUNT_CALL_LINE
+    ignore = RETURNING.format(value="lane_count(x_ref)",
+                              interpret=', interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")') + MAIN
+    got = oracle.result(Program("returning_ignore.py", ignore))
+    assert (got.outcome, f"{got.error_class}: {got.first_line}") == ("raises", blocker.actual_error), got.describe()
+    # Nothing the rewrite can add makes it run: no "Debug on CPU".
+    assert debug_on_cpu(engine, compiled, "/tmp/r.py", launch.line, "gpu").text is None
+
+
+MAIN = '''
+
+if __name__ == "__main__":
+    print(weigh_all(jnp.ones((128,), jnp.float32))[:4])
+'''
