@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal
+from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal, TupleVal
+from ..analysis.launches import kernel_operand_params, scratch_count
 from ..analysis.findings import Fix, Related
 from ..analysis.fixes import cst_edits, launches_of_kernel, remove_kwarg  # (cst_edits: loaded on first use)
 from ..analysis.rule_api import Hit, Report
@@ -34,12 +35,16 @@ REFUSED_SPACES = {
 class ClosedRef:
     use: ast.Name  # the first read of the Ref in the kernel
     use_scope: Scope
-    made: CallVal  # the jax.new_ref(...) call
+    made: CallVal | None  # the jax.new_ref(...) call; None for a Ref of an enclosing kernel
     space: str | None  # the refused memory space's name ("vmem"), or None (none, ANY, unknown)
+    # Where the Ref is made: the jax.new_ref(...) call, or the launch of the enclosing kernel
+    # whose Ref it is (the scratch entry, for a scratch Ref).
+    origin: tuple[ast.AST, Scope] | None = None
 
 
 def closed_over_refs(hit: Hit) -> list[ClosedRef]:
-    """The Refs made outside the kernel that the kernel and its helpers read, once each."""
+    """The Refs made outside the kernel that the kernel and its helpers read, once each: those
+    of ``jax.new_ref(...)``, and for a launch nested in another kernel, that kernel's own Refs."""
     ev = hit.ev
     inside = {id(r.scope) for r in hit.view.reached}
     out: list[ClosedRef] = []
@@ -51,12 +56,72 @@ def closed_over_refs(hit: Hit) -> list[ClosedRef]:
             if b is None or b.scope is None or id(b.scope) in inside:
                 continue  # (bound in the kernel, or not found)
             v = _through_factory(hit, ev.value(name, scope))
+            if isinstance(v, ParamVal):
+                if (v.scope.node, v.name) not in seen and (found := _enclosing_kernel_ref(hit, v, name, scope)):
+                    seen.add((v.scope.node, v.name))  # type: ignore[arg-type]
+                    out.append(found)
+                continue
             if not (isinstance(v, CallVal) and ev.called_api(v) == NEW_REF) or id(v.site.node) in seen:
                 continue
             seen.add(id(v.site.node))
             if _traced(ev, v.site.scope):  # (outside jax.jit a Ref in a kernel fails otherwise)
-                out.append(ClosedRef(name, scope, v, _refused_space(hit, v)))
+                out.append(ClosedRef(name, scope, v, _refused_space(hit, v), (v.site.node, v.site.scope)))
     return out
+
+
+def _enclosing_kernel_ref(hit: Hit, p: ParamVal, use: ast.Name, use_scope: Scope) -> ClosedRef | None:
+    """A parameter of the kernel of another launch, read by this launch's kernel built inside
+    it: a Ref of that kernel. Measured under jax 0.12 with the outer launch interpreted
+    (interpret=True): pallas_call's discharge refuses it, a scratch Ref by its memory space
+    (``pltpu.VMEM(...)``: vmem), an operand Ref as "default" (without BlockSpecs). With TPU
+    interpret params outside, JAX fails otherwise ("Cannot lower a pallas_call with
+    constants"): no claim is made there, nor for a kernel launched in an unknown mode."""
+    launch = hit.launch
+    if not _within(launch.site.scope, p.scope):
+        return None
+    for outer in hit.view.all_launches:
+        if outer is launch or not any(k is p.scope for k in outer.kernels) or not outer.contexts \
+                or any(c.mode != Mode.INTERPRET for c in outer.contexts):
+            continue
+        found = _kernel_ref_space(hit, outer, p)
+        if found is not None:
+            return ClosedRef(use, use_scope, None, found[0], found[1])
+    return None
+
+
+def _kernel_ref_space(hit: Hit, outer, p: ParamVal) -> tuple[str, tuple[ast.AST, Scope]] | None:
+    """The memory space JAX names for the outer kernel's parameter ``p`` and where it is made:
+    its scratch entry's, or "default" for an operand of a launch without BlockSpecs (the
+    launch); None where not known."""
+    ev = hit.ev
+    params = kernel_operand_params(outer)
+    if params is None or p.name not in params or outer.kernel is not p.scope:
+        return None
+    scratch = scratch_count(ev, outer)
+    if scratch is None:
+        return None
+    at = params.index(p.name)
+    first_scratch = len(params) - scratch
+    if at < first_scratch:
+        blocked = any(k in outer.options for k in ("in_specs", "out_specs", "grid_spec"))
+        return None if blocked else ("default", (outer.site.node.func, outer.site.scope))
+    opt = outer.options.get("scratch_shapes") or outer.options.get("scratch_types")
+    entries = ev.value(*opt) if opt is not None else None
+    if not isinstance(entries, TupleVal):
+        return None
+    node, scope, order = entries.items[at - first_scratch]
+    entry = ev.value(node, scope, order)
+    name = ev.called_api(entry) if isinstance(entry, CallVal) else None
+    space = REFUSED_SPACES.get(name or "")
+    return (space, (node, scope)) if space is not None else None
+
+
+def _within(scope: Scope | None, outer: Scope) -> bool:
+    while scope is not None:
+        if scope is outer:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _through_factory(hit: Hit, v):
@@ -118,9 +183,11 @@ class _ClosedOverRefRule(PythonRule):
     launch_apis = frozenset({api.PALLAS_CALL})
 
     def report(self, hit: Hit, ref: ClosedRef, error: str, headline: str) -> Report:
-        made = ref.made.site
-        return Report(error, headline, span=hit.span_of(ref.use, ref.use_scope), key=id(ref.use),
-                      related=(Related(hit.span_of(made.node, made.scope), "the Ref is made here"),))
+        related = ()
+        if ref.origin is not None:
+            note = "the Ref is made here" if ref.made is not None else "the Ref is the enclosing kernel's, made by this launch"
+            related = (Related(hit.span_of(*ref.origin), note),)
+        return Report(error, headline, span=hit.span_of(ref.use, ref.use_scope), key=id(ref.use), related=related)
 
 
 class GpuInterpretClosedOverRef(_ClosedOverRefRule):
@@ -164,6 +231,8 @@ def pass_as_operand_fix(hit: Hit, ref: ClosedRef) -> Fix | None:
     with no ``in_specs``/``grid_spec`` to extend; the Ref has a name where it is applied; all in
     one file."""
     launch, index = hit.launch, hit.index
+    if ref.made is None:
+        return None  # (an enclosing kernel's Ref: its value is not at hand where the launch is applied)
     kernel = launch.kernel if len(launch.kernels) == 1 else None
     fdef = kernel.function_def if kernel is not None else None
     if fdef is None or ref.use_scope is not kernel or "in_specs" in launch.options \
@@ -243,7 +312,7 @@ class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
                 return self.report(
                     hit, ref, f"NotImplementedError: pallas_call does not support closing over Refs in memory space "
                               f"{ref.space}. Use pl.kernel instead.",
-                    f"`{ref_name(ref)}` is a Ref in {ref.space.upper()} closed over by a `pl.pallas_call` kernel")
+                    f"`{ref_name(ref)}` is a Ref in {_space_words(ref.space)} closed over by a `pl.pallas_call` kernel")
         return None
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
@@ -252,7 +321,7 @@ class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
         if hit.context.mode != Mode.INTERPRET:
             return []
         for ref in closed_over_refs(hit):
-            if ref.space is None:
+            if ref.space is None or ref.made is None:
                 continue
             made = ref.made.site
             if hit.index.path_of(made.scope) != hit.index.path:
@@ -262,6 +331,10 @@ class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
                 f"Make `{ref_name(ref)}` without a memory space (pallas_call accepts closing over such a Ref)",
                 (edit,), preferred=True, safe=False)]
         return []
+
+
+def _space_words(space: str) -> str:
+    return "the default memory space" if space == "default" else space.upper()
 
 
 def ref_name(ref: ClosedRef) -> str:
