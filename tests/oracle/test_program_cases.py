@@ -1,5 +1,6 @@
 """Under real JAX: the programs of tests/analysis/test_transforms.py, test_hosts.py,
-test_hosts_configured.py (analysed with ``backends = ["cpu"]``) and test_contexts_bool_ops.py run clean
+test_hosts_configured.py and test_contexts_setters.py (analysed with ``backends = ["cpu"]``) and
+test_contexts_bool_ops.py run clean
 when the analyser reports nothing, and raise the error of the reported record otherwise."""
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 
 from pallas_lsp.records import default_store
 from pallas_lsp.rules import analyse, default_rule_set
-from tests.analysis import test_contexts_bool_ops, test_hosts, test_hosts_configured, test_transforms
+from tests.analysis import (
+    test_contexts_bool_ops, test_contexts_setters, test_hosts, test_hosts_configured, test_transforms,
+)
 
 from .conftest import Program
 
@@ -18,7 +21,7 @@ pytestmark = pytest.mark.oracle
 
 RECORD_OF = {r.code: r.record_data for r in default_rule_set() if getattr(r, "record_data", None) is not None}
 SUITES = {"transforms": test_transforms, "hosts": test_hosts, "hosts_configured": test_hosts_configured,
-          "bool_ops": test_contexts_bool_ops}
+          "bool_ops": test_contexts_bool_ops, "setters": test_contexts_setters}
 
 
 def _record_reported(text: str, code: str):

@@ -57,16 +57,105 @@ class Launch:
         return self.anchor.line
 
 
-def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True) -> list[CallSite]:
+def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True, handed_on: bool = False) -> list[CallSite]:
     """Where a built launch is applied to its operands: ``pl.pallas_call(...)(x)`` (``chained``)
-    and ``built(x)`` for each name it is bound to."""
+    and ``built(x)`` for each name it is bound to; with ``handed_on``, also where a function
+    that returns it or is passed it applies it (``k = make(); k(x)``, ``run(k, x)``)."""
     out = [cs for cs in launch.site.scope.calls if cs.node.func is launch.site.node] \
         if chained and launch.decorator is None else []
     for name in launch.bound_names:
         for cs in ev.calls_named(name):
             if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and _applies(ev, cs, launch):
                 out.append(cs)
+    if handed_on:
+        known = {id(cs) for cs in out}
+        out += [cs for cs in _applied_where_handed_on(ev, launch) if id(cs) not in known]
     return out
+
+
+_MAX_HANDED_ON = 3  # returns and parameters followed from a built launch to where it is applied
+
+
+def _applied_where_handed_on(ev: Evaluator, launch: Launch) -> list[CallSite]:
+    """The calls of a built launch made through the functions that return it and the
+    parameters it is passed in: the names that may hold it are gathered first, then each
+    call of such a name whose callee surely is the launch is kept."""
+    names = set(launch.bound_names)
+    out: list[CallSite] = []
+    returning = [fn] if (fn := _enclosing_function(launch.site.scope)) is not None \
+        and any(_denotes(ev, ev.value(r, fn), launch) for r in fn.returns) else []
+    seen: set[int] = set()
+    for _ in range(_MAX_HANDED_ON):
+        later = []
+        for fn in returning:
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for inv in ev.callers_of(fn):
+                site = inv.site
+                if inv.how == "passed":
+                    continue
+                if site.use == "assign":
+                    names.update(site.targets)
+                out += [cs for cs in site.scope.calls if cs.node.func is site.node]  # make()(x)
+                for cs in site.scope.calls:  # run(make(), x)
+                    names.update(_params_given(ev, cs, lambda a: a is site.node))
+                outer = _enclosing_function(site.scope)
+                if outer is not None and site.node in outer.returns:
+                    later.append(outer)
+        returning = later
+    for _ in range(_MAX_HANDED_ON):  # passed to a function that calls it: its parameter holds it
+        grew = False
+        for name in list(names):
+            for cs in ev.calls_named(name):
+                if name not in cs.arg_names:
+                    continue
+                for param in _params_given(ev, cs, lambda a: isinstance(a, ast.Name) and a.id == name):
+                    if param not in names:
+                        names.add(param)
+                        grew = True
+        if not grew:
+            break
+    for name in names:
+        for cs in ev.calls_named(name):
+            if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name \
+                    and _denotes(ev, ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch):
+                out.append(cs)
+    return out
+
+
+def _params_given(ev: Evaluator, cs: CallSite, is_it) -> list[str]:
+    """The parameters of the local function ``cs`` calls that receive an argument ``is_it``
+    accepts (the name or the call that holds the launch)."""
+    if not any(is_it(a) for a in cs.all_args):
+        return []
+    fn = ev.function_of(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
+    if fn is None:
+        return []
+    positional = [p[0] for p in fn.params if p[2] in ("posonly", "normal")]
+    out = [positional[i] for i, a in enumerate(cs.node.args)
+           if is_it(a) and i < len(positional) and not any(isinstance(b, ast.Starred) for b in cs.node.args[:i])]
+    return out + [k.arg for k in cs.node.keywords if k.arg and is_it(k.value)]
+
+
+def _denotes(ev: Evaluator, v: Value, launch: Launch, depth: int = 0) -> bool:
+    """``v`` surely is the built launch: the launch itself, what a function returning it
+    returns, or a parameter every caller fills with it."""
+    v = through_wrappers(ev, v)
+    if is_built_launch(v, launch):
+        return True
+    if depth >= _MAX_HANDED_ON:
+        return False
+    if isinstance(v, CallVal):
+        fn = ev.function_of(v.func)
+        return fn is not None and bool(fn.returns) and \
+            all(_denotes(ev, ev.value(r, fn), launch, depth + 1) for r in fn.returns)
+    if isinstance(v, ParamVal):
+        bound = [ev.bind_param(inv, v.name) for inv in ev.callers_of(v.scope) if inv.how != "passed"]
+        return bool(bound) and all(b is not None and b.node is not None and b.scope is not None and
+                                   _denotes(ev, ev.value(b.node, b.scope, b.order), launch, depth + 1)
+                                   for b in bound)
+    return False
 
 
 def kernel_operand_params(launch: Launch) -> list[str] | None:
@@ -451,9 +540,14 @@ class Setter:
     """A force_*/set_* interpret-mode call and the context it imposes."""
 
     site: CallSite
-    kind: str  # "with" or "set"
-    context: Context
+    kind: str  # "with", "set", or "reset" (a set_ call with a falsy value: interpret mode off)
+    context: Context | None
     with_site: object = None
+    # For "set"/"reset": the calls that make it happen, in each scope that runs it: the call
+    # itself, then each call of the helper it is in, of that helper's callers, ... (innermost
+    # first), each with the positions of the calls inside it that lead to the set, which order
+    # two sets made through one call.
+    points: tuple = ()
 
 
 class ContextResolver:
@@ -473,7 +567,10 @@ class ContextResolver:
 
     # --- force/set ------------------------------------------------------------------------
     def _find_setters(self) -> list[Setter]:
+        """The force_ blocks and set_ calls that put launches in an interpret mode (the
+        resets, set_ calls that turn it off, go to ``self._resets``)."""
         out: list[Setter] = []
+        self._resets: list[Setter] = []
         names = {"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
                  "set_tpu_interpret_mode"}
         for _, bp in self.index.parses:
@@ -489,6 +586,7 @@ class ContextResolver:
                 params = self.ev.kwarg(cs, "params")
             span = self.index.span(cs.node, cs.scope)
             short = ("plgpu." if gpu else "pltpu.") + cs.callee_last + "()"
+            setting = fn in (api.SET_GPU_INTERPRET, api.SET_TPU_INTERPRET)
             if params is None:
                 ctx = Context(Mode.GPU_INTERPRET if gpu else Mode.TPU_INTERPRET, (Evidence(span, short),),
                               inline_mgpu="error", forced=True, params_site=cs)
@@ -497,17 +595,86 @@ class ContextResolver:
                 if ctx is None or ctx.mode in (Mode.UNKNOWN,):
                     continue
                 if not ctx.mode.is_interpret:
+                    if setting:  # set_*(None): interpret mode off again from here on
+                        self._resets.append(Setter(cs, "reset", None, points=self._set_points(cs)))
                     continue  # force_*(None): no forcing
                 ctx = Context(ctx.mode, (Evidence(span, short),) + ctx.evidence[1:], ctx.certain, ctx.inline_mgpu,
                               forced=True, params_site=ctx.params_site)
-            with_site = self._with_of(cs)
-            if fn in (api.FORCE_GPU_INTERPRET, api.FORCE_TPU_INTERPRET):
-                if with_site is None:
-                    continue  # a force_ call not used as a context manager does nothing
+            if setting:
+                out.append(Setter(cs, "set", ctx, points=self._set_points(cs)))
+                continue
+            # A force_ call does something only where a `with` enters it: its own, or those
+            # that enter a helper returning it or wrapping it (a contextlib.contextmanager).
+            withs = [w for w in [self._with_of(cs)] if w is not None]
+            withs = [w for w in withs if not _yields_inside(w)] + self._helper_withs(cs, withs)
+            for with_site in withs:
                 out.append(Setter(cs, "with", ctx, with_site))
-            else:
-                out.append(Setter(cs, "set", ctx))
         return out
+
+    def _set_points(self, cs: CallSite) -> tuple:
+        """Where a set_ call takes effect, scope by scope (Setter.points): the call itself,
+        and each call of the function holding it, up the callers (a helper that sets the
+        mode, called before a launch is built, sets it for that launch)."""
+        points = [(cs, ())]
+        frontier = [(cs, ())]
+        seen: set[int] = set()
+        for _ in range(_MAX_CALLER_DEPTH):
+            later = []
+            for site, inner in frontier:
+                fn = _enclosing_function(site.scope)
+                if fn is None or id(fn) in seen:
+                    continue
+                seen.add(id(fn))
+                inside = (self.ev.other(site.scope).order_of(site),) + inner
+                later += [(inv.site, inside) for inv in self.ev.callers_of(fn) if inv.how != "passed"]
+            points += later
+            frontier = later
+        return tuple(points)
+
+    def _helper_withs(self, cs: CallSite, own: list) -> list:
+        """The `with` statements that enter a force_ call through a helper: a function that
+        returns the call (``with debugging():``), or a generator that yields inside the call's
+        own `with` (a ``contextlib.contextmanager``), and helpers of those, a few calls up."""
+        out: list = []
+        seen: set[int] = set()
+        frontier = [(cs, own)]
+        for _ in range(_MAX_CALLER_DEPTH):
+            later = []
+            for site, withs in frontier:
+                fn = _enclosing_function(site.scope)
+                if fn is None or id(fn) in seen:
+                    continue
+                returned = site.node in fn.returns or any(_yields_inside(w) for w in withs)
+                if not returned:
+                    continue
+                seen.add(id(fn))
+                for inv in self.ev.callers_of(fn):
+                    if inv.how != "direct":
+                        continue
+                    w = self._with_of(inv.site)
+                    if w is not None:
+                        out.append(w)
+                    elif inv.site.node in (_enclosing_function(inv.site.scope) or inv.site.scope).returns:
+                        later.append((inv.site, []))
+            frontier = later
+        return out
+
+    def _last_set_before(self, site: CallSite) -> Setter | None:
+        """The set_ call (or reset) made last before ``site`` in ``site``'s own scope, directly
+        or through the helpers called there; None if none is."""
+        order = self.ev.other(site.scope).order_of(site)
+        best: tuple | None = None
+        for setter in self.setters + self._resets:
+            for point, inner in setter.points:
+                if not _same_level(point.scope, site.scope, self.index):
+                    continue
+                at = self.ev.other(point.scope).order_of(point)
+                if at is None or order is None or not at < order:
+                    continue
+                key = (at,) + inner
+                if best is None or key > best[0]:
+                    best = (key, setter)
+        return best[1] if best is not None and best[1].kind != "with" else None
 
     def _with_of(self, cs: CallSite):
         for w in cs.scope.withs:
@@ -529,11 +696,9 @@ class ContextResolver:
             if setter.with_site in site.withs:
                 return True
         else:
-            if site.scope is setter.site.scope and site.seq > setter.site.seq:
-                return True
-            if setter.site.scope.kind == "module" and site.scope.kind == "module" and \
-                    self.ev.order_of(site) > self.ev.order_of(setter.site):
-                return True
+            last = self._last_set_before(site)
+            if last is not None:  # (the last set_ made before the read in its scope decides)
+                return last is setter
         if depth >= _MAX_CALLER_DEPTH:
             return False
         fn = site.scope
@@ -713,7 +878,7 @@ class ContextResolver:
             used = self._applications(launch) if launch.api.reads_mode_at == "build" else [launch.site]
             if any(self._covered(u, setter) for u in used):
                 note = f"`{setter.context.decided_by}`, which does not cover where `{short}` is {verb}"
-                span = setter.context.evidence[0].span  # (the force_/set_ call itself)
+                span = self._mistake_span(setter, used)
                 return (Evidence(span, note),), span, False, "setter"
         # Some calls run inside a setter and some outside: the outside ones are compiled.
         escaping = self._escaping_calls(launch, covering, uncovered)
@@ -728,9 +893,20 @@ class ContextResolver:
             return (Evidence(pin.span, pin.note),), None, False, "pinned"
         return None
 
+    def _mistake_span(self, setter: Setter, used: list[CallSite]) -> Span:
+        """Where a setter that misses the launch is shown: the force_/set_ call itself, or for
+        a set_ made through a helper, the call of that helper beside the launch's use (in
+        this module: the helper may be elsewhere)."""
+        here = [p for p, _ in setter.points if self.index.path_of(p.scope) == self.index.path]
+        beside = [p for p in here if any(_same_level(p.scope, u.scope, self.index) for u in used)]
+        point = (beside or here or [None])[-1]
+        if point is None or point is setter.site:
+            return setter.context.evidence[0].span
+        return self.index.span(point.node, point.scope)
+
     def _applications(self, launch: Launch) -> list[CallSite]:
         """Where a built launch is applied: ``built(x)`` for each name it is bound to."""
-        return applied_at(self.ev, launch, chained=False)
+        return applied_at(self.ev, launch, chained=False, handed_on=True)
 
     def _applies(self, cs: CallSite, launch: Launch) -> bool:
         return _applies(self.ev, cs, launch)
@@ -1191,6 +1367,18 @@ def _rel(path: str, base: str | None) -> str:
         return os.path.relpath(path, os.path.dirname(base)) if base else path
     except ValueError:
         return path
+
+
+def _same_level(a: Scope, b: Scope, index: ModuleIndex) -> bool:
+    """Two scopes whose statements run one after the other: one function, or the top level of
+    one module (whose blocks are scopes of their own)."""
+    return a is b or (a.kind == "module" and b.kind == "module" and index.path_of(a) == index.path_of(b))
+
+
+def _yields_inside(w) -> bool:
+    """A `with` whose body yields (a generator's: a ``contextlib.contextmanager`` that enters
+    the force_ block around its caller's `with` body)."""
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for st in w.node.body for n in ast.walk(st))
 
 
 def _enclosing_function(scope: Scope | None) -> Scope | None:

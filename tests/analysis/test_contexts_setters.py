@@ -1,0 +1,248 @@
+"""Where a launch reads its interpret mode, in the shapes a helper hides: a set_ call made in a
+helper the launching code calls (at any depth, or a reset after it), a force_ block entered
+through a helper (``with debugging():``), a built launch handed on (returned by a factory,
+passed to a runner) and applied inside a force_ block it was built before; and a launch nested
+in another kernel that closes over that kernel's Refs. Each program is analysed with
+``backends = ["cpu"]`` (and without: the same, less PAL510); tests/oracle/test_program_cases.py
+runs them under jax 0.12.0.1 on a CPU host: the unmarked ones run clean, the others raise the
+marked code's record."""
+from __future__ import annotations
+
+import pytest
+
+from pallas_lsp.rules import analyse
+from tests.analysis.program_cases import expected
+from tests.analysis.test_hosts import HEAD, TAIL
+
+CPU = ("cpu",)
+
+_SPEC = "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,))"
+_PREFETCH = f'''
+def shift_kernel(offsets_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] - 1.0
+
+
+OFFSETS = jnp.zeros((2,), jnp.int32)
+'''
+_HBM_BODY = '''
+def double(x_hbm, o_hbm, buf):
+    pltpu.sync_copy(x_hbm, buf)
+    buf[...] = buf[...] * 2.0
+    pltpu.sync_copy(buf, o_hbm)
+
+
+def make_doubler():
+    return pl.kernel(double, out_type=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                     mesh=pltpu.create_tensorcore_mesh("core", num_cores=1),
+                     scratch_types=[pltpu.VMEM((8, 128), jnp.float32)])
+'''
+
+CASES = {
+    # --- a set_ call made through helpers ---------------------------------------------------
+    "set_in_a_helper_two_calls_down": _PREFETCH + f'''
+
+def use_gpu_interpreter():
+    plgpu.set_gpu_interpret_mode()
+
+
+def prepare():
+    use_gpu_interpreter()
+
+
+def shifted(x):
+    prepare()
+    spec = {_SPEC}  # PAL108
+    return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(shifted(X)[0, :2])
+''',
+    "set_in_a_helper_called_after_the_build": _PREFETCH + f'''
+
+def use_gpu_interpreter():
+    plgpu.set_gpu_interpret_mode()
+
+
+def shifted(x):
+    spec = {_SPEC}
+    launch = pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=pltpu.InterpretParams())
+    use_gpu_interpreter()
+    return launch(OFFSETS, x)
+
+
+def main():
+    print(shifted(X)[0, :2])
+''',
+    "set_then_reset_in_helpers": _PREFETCH + f'''
+
+def debug_on():
+    plgpu.set_gpu_interpret_mode()
+
+
+def debug_off():
+    plgpu.set_gpu_interpret_mode(None)
+
+
+def shifted(x):
+    debug_on()
+    debug_off()
+    spec = {_SPEC}
+    return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=True)(OFFSETS, x)
+
+
+def main():
+    print(shifted(X)[0, :2])
+''',
+    "set_helper_after_a_compiled_build": '''
+
+def use_gpu_interpreter():
+    plgpu.set_gpu_interpret_mode()
+
+
+def bumped(x):
+    launch = pl.pallas_call(inc_kernel, out_shape=X)
+    use_gpu_interpreter()  # PAL511
+    return launch(x)
+
+
+def main():
+    print(bumped(X)[0, :2])
+''',
+    # --- a force_ block entered through a helper --------------------------------------------
+    "with_a_helper_returning_force": _PREFETCH + f'''
+
+def gpu_debugging():
+    return plgpu.force_gpu_interpret_mode()
+
+
+def main():
+    with gpu_debugging():
+        spec = {_SPEC}  # PAL108
+        out = pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, X)
+    print(out[0, :2])
+''',
+    "with_a_contextmanager_helper": _PREFETCH + f'''
+import contextlib
+
+
+@contextlib.contextmanager
+def gpu_debugging():
+    with plgpu.force_gpu_interpret_mode():
+        yield
+
+
+def main():
+    spec = {_SPEC}  # PAL108
+    with gpu_debugging():
+        out = pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, X)
+    print(out[0, :2])
+''',
+    # --- pl.kernel built before the force_ block, applied inside it ------------------------
+    "pl_kernel_from_a_factory_called_in_force": _HBM_BODY + '''
+
+def main():
+    doubler = make_doubler()
+    with pltpu.force_tpu_interpret_mode():  # PAL511
+        y = doubler(X)
+    print(y[0, :2])
+''',
+    "pl_kernel_passed_to_a_runner_with_force": _HBM_BODY + '''
+
+def run_interpreted(fn, x):
+    with pltpu.force_tpu_interpret_mode():  # PAL511
+        return fn(x)
+
+
+def main():
+    print(run_interpreted(make_doubler(), X)[0, :2])
+''',
+    "pl_kernel_from_a_factory_built_in_force": _HBM_BODY + '''
+
+def main():
+    with pltpu.force_tpu_interpret_mode():
+        doubler = make_doubler()
+    print(doubler(X)[0, :2])
+''',
+    # --- a launch nested in another kernel -------------------------------------------------
+    "nested_launch_reads_outer_scratch": '''
+
+def outer_kernel(x_ref, o_ref, acc_ref):
+    acc_ref[...] = x_ref[...] * 2.0
+
+    def inner_kernel(y_ref):
+        y_ref[...] = acc_ref[...] + 1.0  # PAL513
+
+    o_ref[...] = pl.pallas_call(inner_kernel, out_shape=X, interpret=True)()
+
+
+def main():
+    out = pl.pallas_call(outer_kernel, out_shape=X, scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)],
+                         interpret=True)(X)
+    print(out[0, :2])
+''',
+    "nested_launch_reads_outer_input": '''
+
+def outer_kernel(x_ref, o_ref):
+    def inner_kernel(y_ref):
+        y_ref[...] = x_ref[...] + 1.0  # PAL513
+
+    o_ref[...] = pl.pallas_call(inner_kernel, out_shape=X, interpret=pltpu.InterpretParams())()
+
+
+@jax.jit
+def twice(x):
+    return pl.pallas_call(outer_kernel, out_shape=X, interpret=True)(x)
+
+
+def main():
+    print(twice(X)[0, :2])
+''',
+    "nested_launch_given_the_value": '''
+
+def outer_kernel(x_ref, o_ref, acc_ref):
+    acc_ref[...] = x_ref[...] * 2.0
+
+    def inner_kernel(a_ref, y_ref):
+        y_ref[...] = a_ref[...] + 1.0
+
+    o_ref[...] = pl.pallas_call(inner_kernel, out_shape=X, interpret=True)(acc_ref[...])
+
+
+def main():
+    out = pl.pallas_call(outer_kernel, out_shape=X, scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)],
+                         interpret=True)(X)
+    print(out[0, :2])
+''',
+}
+
+
+def program(name: str) -> str:
+    return HEAD + CASES[name] + TAIL
+
+
+def found(src: str, backends=()) -> list[tuple[str, int]]:
+    return sorted((f.code, f.span.line) for f in analyse(src, "/tmp/setters.py", backends=backends).findings)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_mode_a_launch_reads_through_helpers(name):
+    src = program(name)
+    assert found(src, CPU) == expected(src)
+    assert found(src) == [m for m in expected(src) if m[0] != "PAL510"]
+
+
+def test_a_set_through_a_helper_is_shown_at_the_helper_call_beside_the_launch():
+    src = program("set_helper_after_a_compiled_build")
+    (f,) = analyse(src, "/tmp/setters.py").findings
+    line = src.splitlines()[f.span.line - 1]
+    assert line.strip().startswith("use_gpu_interpreter()")
+    assert "plgpu.set_gpu_interpret_mode()" in f.message
+
+
+def test_a_nested_launch_names_the_outer_kernels_scratch_as_where_the_ref_is_made():
+    src = program("nested_launch_reads_outer_scratch")
+    (f,) = analyse(src, "/tmp/setters.py").findings
+    assert "memory space vmem" in f.message
+    (rel,) = f.related[-1:]
+    assert "pltpu.VMEM((8, 128), jnp.float32)" in src.splitlines()[rel.span.line - 1]
