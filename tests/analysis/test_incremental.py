@@ -479,3 +479,24 @@ def test_reports_of_kept_launches_are_kept_only_where_nothing_moved(monkeypatch,
     # Fixes of a kept report are built from the current text.
     (finding,) = [f for f in result.findings if f.code == "PAL001" and f.kernel == "kernel_3"]
     assert finding.fixes
+
+
+@pytest.mark.parametrize("edit", [
+    ("    plgpu.set_gpu_interpret_mode()\n", "    plgpu.set_gpu_interpret_mode(None)\n"),  # a reset now
+    ("    use_gpu_interpreter()\n", "    pass\n"),  # the helper no longer calls the setter
+])
+def test_an_edit_in_a_helper_that_sets_the_mode_changes_the_launch_it_reaches(edit) -> None:
+    """A launch reads the mode a helper it never names sets (two calls away): typing in that
+    helper alone must reach the launch's kept result."""
+    from tests.analysis import test_contexts_setters
+
+    src = test_contexts_setters.program("set_in_a_helper_two_calls_down")
+    engine = default_engine(incremental=True)
+    path = "/ws/setter_helper.py"
+    before = engine.analyse(src, path)
+    assert "gpu-interpret" in _modes(before) and [f.code for f in before.findings] == ["PAL108"]
+    old, new = edit
+    assert src.count(old) == 1
+    after = engine.analyse(src.replace(old, new), path)
+    assert _signature(after) == _signature(default_engine().analyse(src.replace(old, new), path))
+    assert "gpu-interpret" not in _modes(after) and after.findings == []
