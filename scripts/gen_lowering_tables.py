@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the lowering tables shipped in server/pallas_lsp/records/lowering/ from the pinned jax.
+"""Generate the lowering tables shipped in server/pallas_lsp/records/releases/jax-<version>/ from a jax.
 
 One command regenerates everything (it re-runs itself under .oracle-env/bin/python when the
 current interpreter has no jax):
@@ -18,6 +18,13 @@ the same jax gives byte-identical files:
   facts they were traced with, where the primitives depend on them.
 * metadata.json  -- jax/jaxlib versions, the generation date, the command, how each table was
   obtained, and every callable that was skipped with the reason.
+* release.json   -- what the release is, beside its tables: the backend a plain GPU
+  ``pl.pallas_call`` (no compiler params) lowers through, Mosaic GPU's default lowering
+  semantics, and the public names of each Pallas module (which APIs exist in the release).
+
+Older releases: install them beside (``pip install "jax[cpu]==X" absl-py``, Python 3.11 for
+0.10 and before, 3.12 for 0.11 on) and run this script with that interpreter and
+``--out server/pallas_lsp/records/releases/jax-X``.
 
 The date in metadata.json is kept from the existing file when no table changed, so that a
 regeneration that finds nothing new rewrites nothing.
@@ -37,7 +44,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "server" / "pallas_lsp" / "records" / "lowering"
+DEFAULT_OUT = ROOT / "server" / "pallas_lsp" / "records" / "releases" / "jax-0.12.0.1"  # the pinned release
 ORACLE_PYTHON = ROOT / ".oracle-env" / "bin" / "python"
 COMMAND = "scripts/gen_lowering_tables.py"
 SCHEMA_VERSION = 1
@@ -80,26 +87,25 @@ def _import_all_pallas_modules() -> dict[str, str]:
 def backend_tables() -> tuple[dict, dict]:
     """(backends, identity registries by backend) from the registries the lowerings consult."""
     import_failures = _import_all_pallas_modules()
-    from jax._src.pallas.mosaic import core as tpu_core
     from jax._src.pallas.mosaic import lowering as tpu_lowering
-    from jax._src.pallas.mosaic_gpu import core as gpu_core
     from jax._src.pallas.mosaic_gpu import lowering as gpu_lowering
     from jax._src.pallas.triton import lowering as triton_lowering
 
     registries = {}
     descriptions = {}
-    tpu_names = {tpu_core.CoreType.TC: "tpu",
-                 tpu_core.CoreType.SC_SCALAR_SUBCORE: "tpu_sc_scalar_subcore",
-                 tpu_core.CoreType.SC_VECTOR_SUBCORE: "tpu_sc_vector_subcore"}
+    # Keyed by core type (CoreType, KernelType before 0.9): TC, SC_SCALAR_SUBCORE, ...
+    tpu_names = {"TC": "tpu", "SC_SCALAR_SUBCORE": "tpu_sc_scalar_subcore",
+                 "SC_VECTOR_SUBCORE": "tpu_sc_vector_subcore"}
     for core_type, rules in tpu_lowering.lowering_rules.items():
-        name = tpu_names[core_type]
+        name = tpu_names[core_type.name]
         registries[name] = rules
+        shown = f"{core_type}"  # what the error's f-string prints under this Python
         descriptions[name] = {
             "how": ("keys of jax._src.pallas.mosaic.lowering.lowering_rules"
-                    f"[CoreType.{core_type.name}], the registry jaxpr_subcomp consults "
-                    "before raising 'Unimplemented primitive in Pallas TPU lowering for "
-                    f"{core_type.value}'; no primitive is special-cased in that loop"),
-            "error": f"Unimplemented primitive in Pallas TPU lowering for {core_type.value}: {{primitive}}",
+                    f"[{type(core_type).__name__}.{core_type.name}], the registry jaxpr_subcomp "
+                    "consults before raising 'Unimplemented primitive in Pallas TPU lowering for "
+                    f"{shown}'; no primitive is special-cased in that loop"),
+            "error": f"Unimplemented primitive in Pallas TPU lowering for {shown}: {{primitive}}",
         }
     registries["triton"] = triton_lowering.triton_lowering_rules
     descriptions["triton"] = {
@@ -108,13 +114,14 @@ def backend_tables() -> tuple[dict, dict]:
                 "Pallas Triton lowering'; no primitive is special-cased in that loop"),
         "error": "Unimplemented primitive in Pallas Triton lowering: {primitive}",
     }
-    gpu_names = {gpu_core.WGxWG_SEMANTICS: "mosaic_gpu_warpgroup",
-                 gpu_core.LANExWG_SEMANTICS: "mosaic_gpu_lane",
-                 gpu_core.WGxWARP_SEMANTICS: "mosaic_gpu_warpgroup_warp_threads",
-                 gpu_core.LANExWARP_SEMANTICS: "mosaic_gpu_lane_warp_threads"}
+    # Keyed by (lowering semantics, user thread semantics); older releases have fewer pairs.
+    gpu_names = {("Warpgroup", "Warpgroup"): "mosaic_gpu_warpgroup",
+                 ("Lane", "Warpgroup"): "mosaic_gpu_lane",
+                 ("Warpgroup", "Warp"): "mosaic_gpu_warpgroup_warp_threads",
+                 ("Lane", "Warp"): "mosaic_gpu_lane_warp_threads"}
     for semantics, rules in gpu_lowering.mosaic_lowering_rules.items():
-        name = gpu_names[semantics]
         lowering_semantics, primitive_semantics = semantics
+        name = gpu_names[(lowering_semantics.name, primitive_semantics.name)]
         registries[name] = rules
         descriptions[name] = {
             "how": ("keys of jax._src.pallas.mosaic_gpu.lowering.mosaic_lowering_rules"
@@ -133,6 +140,49 @@ def backend_tables() -> tuple[dict, dict]:
         backends[name] = dict(descriptions[name],
                               primitives=sorted({prim.name for prim in rules}))
     return {"backends": backends, "import_failures": import_failures}, registries
+
+
+# --------------------------------------------------------------------------------------------
+# Release facts
+# --------------------------------------------------------------------------------------------
+
+PUBLIC_MODULES = ("jax.experimental.pallas", "jax.experimental.pallas.tpu",
+                  "jax.experimental.pallas.mosaic_gpu", "jax.experimental.pallas.triton")
+
+
+def release_facts() -> dict:
+    """Facts of the installed release that decide contexts and fixes, read from jax itself."""
+    from jax._src import config
+
+    facts: dict = {}
+    # A GPU pl.pallas_call without compiler params: jax_pallas_use_mosaic_gpu (where the
+    # release has it) chooses Mosaic GPU over Triton; without the flag it lowers through Triton.
+    flag = getattr(config, "jax_pallas_use_mosaic_gpu", None)
+    if flag is None:
+        facts["gpu_pallas_call_default"] = {
+            "backend": "triton", "how": "jax._src.config has no jax_pallas_use_mosaic_gpu"}
+    else:
+        facts["gpu_pallas_call_default"] = {
+            "backend": "mosaic_gpu" if flag.value else "triton",
+            "how": (f"jax._src.config.jax_pallas_use_mosaic_gpu defaults to {bool(flag.value)} "
+                    "(JAX_PALLAS_USE_MOSAIC_GPU unset)")}
+    try:
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+        semantics = plgpu.CompilerParams().lowering_semantics
+        facts["mosaic_gpu_default_lowering_semantics"] = getattr(semantics, "name", str(semantics))
+    except Exception as exc:  # an absent or changed API is a fact too
+        facts["mosaic_gpu_default_lowering_semantics"] = None
+        facts["mosaic_gpu_default_lowering_semantics_error"] = _reason(exc)
+    public = {}
+    for name in PUBLIC_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:
+            public[name] = {"error": _reason(exc)}
+            continue
+        public[name] = sorted(n for n in dir(module) if not n.startswith("_"))
+    facts["public_names"] = public
+    return facts
 
 
 # --------------------------------------------------------------------------------------------
@@ -730,6 +780,7 @@ def main() -> int:
     opts = parser.parse_args()
 
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.pop("JAX_PALLAS_USE_MOSAIC_GPU", None)  # release_facts reads the flag's default
     signal.signal(signal.SIGALRM, _on_alarm)
     import jax
     import jaxlib
@@ -771,7 +822,9 @@ def main() -> int:
         "primitive_name_collisions": collisions,
     }
     opts.out.mkdir(parents=True, exist_ok=True)
-    tables = {"backends.json": backends_text, "functions.json": functions_text}
+    release = dict(release_facts(), schema=SCHEMA_VERSION, jax_version=jax.__version__)
+    tables = {"backends.json": backends_text, "functions.json": functions_text,
+              "release.json": dump(release, ("public_names",))}
     unchanged = all((opts.out / n).exists() and (opts.out / n).read_text() == t
                     for n, t in tables.items())
     date = datetime.date.today().isoformat()

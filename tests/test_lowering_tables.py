@@ -135,8 +135,8 @@ def test_shipped_keyword_variants_differ():
 
 
 def test_shipped_files_are_sorted_and_list_skips_with_reasons():
-    folder = resources.files("pallas_lsp.records") / "lowering"
-    for name in ("backends.json", "functions.json", "metadata.json"):
+    folder = resources.files("pallas_lsp.records") / "releases" / "jax-0.12.0.1"
+    for name in ("backends.json", "functions.json", "metadata.json", "release.json"):
         data = json.loads((folder / name).read_text("utf-8"))
         assert list(data) == sorted(data), name
     functions = json.loads((folder / "functions.json").read_text("utf-8"))["functions"]

@@ -1,11 +1,14 @@
 """The lowering tables: which primitives a public jax function emits, and which primitives each
 Pallas backend lowers.
 
-The tables are data generated from the pinned jax by ``scripts/gen_lowering_tables.py`` and shipped
-in ``pallas_lsp/records/lowering/`` (backends.json, functions.json, metadata.json); this module
+The tables are data generated from each supported jax release by ``scripts/gen_lowering_tables.py``
+and shipped per release in ``pallas_lsp/records/releases/jax-<version>/`` (backends.json,
+functions.json, metadata.json, and release.json: the release's own facts, such as the backend a
+plain GPU ``pallas_call`` lowers through and the public names of each Pallas module); this module
 only reads them (no jax import). How they were made, and what they hold, is in metadata.json.
-alternatives.json, written by hand, says what a kernel can write instead of some operations; the
-oracle lowers each alternative, and the operation it replaces, for every backend it names.
+``lowering/alternatives.json``, written by hand, says what a kernel can write instead of some
+operations; the oracle lowers each alternative, and the operation it replaces, for every backend
+it names, under the pinned release only, so only that release's tables offer them.
 
 A function entry maps to primitives either directly or through variants, each traced under some
 *facts*: keyword values (``approximate``: False), the kind of a positional argument (``"array"``,
@@ -228,12 +231,55 @@ def _traced_with_covers(traced_with: Mapping[str, Any], known: Mapping[str, Any]
     return True
 
 
-def _read(name: str) -> Any:
-    return json.loads((resources.files("pallas_lsp.records") / "lowering" / name).read_text("utf-8"))
+# The release the rules, records and corpora are verified on (the oracle's jax).
+PINNED_RELEASE = "0.12.0.1"
+_RELEASES = resources.files("pallas_lsp.records") / "releases"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 @lru_cache(maxsize=1)
-def tables() -> LoweringTables:
-    """The shipped tables, read once."""
-    return LoweringTables(_read("backends.json"), _read("functions.json"), _read("metadata.json"),
-                          _read("alternatives.json"))
+def shipped_releases() -> tuple[str, ...]:
+    """The jax releases whose tables ship, oldest first."""
+    names = [p.name[len("jax-"):] for p in _RELEASES.iterdir() if p.name.startswith("jax-")]
+    return tuple(sorted(names, key=_version_key))
+
+
+def _read_release(release: str, name: str) -> Any:
+    return json.loads((_RELEASES / f"jax-{release}" / name).read_text("utf-8"))
+
+
+@dataclass(frozen=True)
+class ReleaseFacts:
+    """What a jax release is, beside its tables (release.json, read from that release's jax)."""
+
+    version: str
+    gpu_pallas_call_default: str  # "triton" or "mosaic_gpu": a GPU pl.pallas_call without params
+    mosaic_gpu_default_lowering_semantics: str | None  # "Lane" or "Warpgroup"
+    public_names: Mapping[str, frozenset[str]]
+
+    def has_api(self, qualified: str) -> bool:
+        """Whether the release exports ``qualified`` (e.g. ``jax.experimental.pallas.mosaic_gpu.
+        InterpretGPUParams``); a module the release could not import exports nothing."""
+        module, _, name = qualified.rpartition(".")
+        return name in self.public_names.get(module, frozenset())
+
+
+@lru_cache(maxsize=None)
+def release_facts(release: str = PINNED_RELEASE) -> ReleaseFacts:
+    data = _read_release(release, "release.json")
+    public = {module: frozenset(names) for module, names in data["public_names"].items()
+              if isinstance(names, list)}
+    return ReleaseFacts(data["jax_version"], data["gpu_pallas_call_default"]["backend"],
+                        data.get("mosaic_gpu_default_lowering_semantics"), public)
+
+
+@lru_cache(maxsize=None)
+def tables(release: str = PINNED_RELEASE) -> LoweringTables:
+    """The shipped tables of a release, read once each."""
+    alternatives = (json.loads((resources.files("pallas_lsp.records") / "lowering" / "alternatives.json")
+                               .read_text("utf-8")) if release == PINNED_RELEASE else None)
+    return LoweringTables(_read_release(release, "backends.json"), _read_release(release, "functions.json"),
+                          _read_release(release, "metadata.json"), alternatives)

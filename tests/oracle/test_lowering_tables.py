@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from pallas_lsp.lowering import UNKNOWN, LoweringTables  # noqa: E402
 
-TABLES_DIR = ROOT / "server" / "pallas_lsp" / "records" / "lowering"
+TABLES_DIR = ROOT / "server" / "pallas_lsp" / "records" / "releases" / "jax-0.12.0.1"
 GENERATOR = ROOT / "scripts" / "gen_lowering_tables.py"
 CORPUS = Path(os.environ.get("PALLAS_CORPUS_PRIMS", ROOT.parent / "shared" / "corpus-prims"))
 ENV_PYTHON = ROOT / ".oracle-env" / "bin" / "python"
@@ -294,7 +294,7 @@ def test_regenerating_gives_the_shipped_tables(tmp_path):
     proc = subprocess.run([python, str(GENERATOR), "--out", str(out)], capture_output=True,
                           text=True, timeout=600, env=dict(os.environ, JAX_PLATFORMS="cpu"))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for name in ("backends.json", "functions.json", "metadata.json"):
+    for name in ("backends.json", "functions.json", "metadata.json", "release.json"):
         assert (out / name).read_bytes() == (TABLES_DIR / name).read_bytes(), name
 
 
