@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from pallas_lsp import checker as checker_module
+from pallas_lsp.analysis import fixes as fixes_module
 from pallas_lsp.analysis.findings import Finding, Fix, Severity, TextEdit
 from pallas_lsp.analysis.module import Span
 from pallas_lsp.checker import apply_fixes, choose_fixes
@@ -104,7 +104,7 @@ def test_a_fixed_text_that_would_not_parse_is_never_written(tmp_path, monkeypatc
     path = copy(tmp_path, SAFE_CASE)
     before = path.read_text()
     broken = Fix("break it", (TextEdit(Span(12, 0, 12, 0), "def (\n"),), preferred=True, safe=True)
-    monkeypatch.setattr(checker_module, "fix_candidates", lambda finding, unsafe: [broken])
+    monkeypatch.setattr(fixes_module, "fix_candidates", lambda finding, unsafe, fixes=None: [broken])
     rc, out, err = _cli("check", "--no-config", "--fix", str(path))
     assert rc == 1 and path.read_text() == before
     assert "PAL004" in out and err.strip().endswith("Fixed 0 problems (1 remaining)")

@@ -1,6 +1,7 @@
+import shutil
 from pathlib import Path
 
-from pallas_lsp.config import Config, find_config
+from pallas_lsp.config import Config, find_config, with_known_rules
 
 
 def test_nearest_pyproject_and_relative_records(tmp_path):
@@ -73,18 +74,45 @@ def test_editor_records_may_be_anywhere(tmp_path):
     assert cfg.records == (str(secret), str((ws / "mine.json").resolve()))
 
 
+def _builtin_rules():
+    from pallas_lsp.rules import default_rule_set
+
+    return default_rule_set()
+
+
 def test_unknown_rules_in_pyproject_are_reported_and_left_out(tmp_path):
     where = tmp_path / "pyproject.toml"
     where.write_text('[tool.pallas-lsp]\nselect = ["NOPE999"]\nignore = ["PAL998", "PAL004"]\n')
-    cfg = find_config(tmp_path / "k.py")
+    cfg = with_known_rules(find_config(tmp_path / "k.py"), _builtin_rules())
     # Not an empty selection (that would run no rule): the default, every rule.
     assert cfg.select is None and cfg.ignore == ("PAL004",)
     assert f"{where}: `select`: unknown rule `NOPE999`" in cfg.problems[0]
     assert any(p == f"{where}: `select` names no known rule; using the default (all rules)" for p in cfg.problems)
     assert any(f"{where}: `ignore`: unknown rule `PAL998`" in p for p in cfg.problems)
     where.write_text('[tool.pallas-lsp]\nselect = ["NOPE999", "PAL00", "get-global-interpret"]\n')
-    cfg = find_config(tmp_path / "k.py")
+    cfg = with_known_rules(find_config(tmp_path / "k.py"), _builtin_rules())
     assert cfg.select == ("PAL00", "get-global-interpret") and len(cfg.problems) == 1
+
+
+def test_select_may_name_a_rule_the_projects_own_records_declare(tmp_path):
+    """`records` beside `select`: the rules are checked against the rule set those records give
+    the run (reading the file cannot know it: it keeps them as written)."""
+    from pallas_lsp.records import default_store
+    from pallas_lsp.rules import default_rule_set
+    from tests.rules.test_user_record_kind import RECORD
+
+    shutil.copy(RECORD, tmp_path / "team.json")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pallas-lsp]\nrecords = ["team.json"]\nselect = ["PAL190", "PAL99x"]\nignore = ["PAL190"]\n')
+    raw = find_config(tmp_path / "k.py")
+    assert raw.select == ("PAL190", "PAL99x") and raw.problems == ()
+    with_team = default_rule_set(default_store(raw.records).records)
+    cfg = with_known_rules(raw, with_team)
+    assert cfg.select == ("PAL190",) and cfg.ignore == ("PAL190",)
+    assert [p.split(" (")[0] for p in cfg.problems] == [f"{raw.source}: `select`: unknown rule `PAL99x`"]
+    assert "PAL190" in cfg.problems[0]  # (the hint lists the run's rules)
+    # The built-in rules alone know no PAL190.
+    assert with_known_rules(raw, _builtin_rules()).select is None
 
 
 def test_editor_settings_layer_under_file_config():

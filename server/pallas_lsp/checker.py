@@ -15,9 +15,10 @@ from typing import Iterator, Sequence
 
 from .analysis.engine import SYNTAX_CODE, Engine
 from .analysis.findings import Finding, Severity
+from .analysis.fixes import choose_fixes, fix_candidates  # noqa: F401 - (check's fix policy)
 from .analysis.module import Span
 from .analysis.program import read_source_file, walk_entries
-from .config import Config, find_config
+from .config import Config, find_config, with_known_rules
 from .files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, folder_problem, read_regular_bytes
 from .notebooks import NOTEBOOK_SUFFIX, NotebookError, findings_in_cells, is_notebook, join_notebook
 
@@ -66,14 +67,21 @@ class Checker:
     use_file_config: bool = True
     max_file_bytes: int = MAX_SOURCE_BYTES  # larger files get one PAL903 and are never read
 
-    def config_for(self, path: Path) -> Config:
+    def file_config(self, path: Path) -> Config:
+        """The file's own settings (its pyproject.toml), rules not checked yet: the records they
+        name may declare the rules their ``select`` names (:meth:`config_for` checks them)."""
         if not self.use_file_config:
-            return Config().merged(self.base)
+            return Config()
         try:
-            cfg = find_config(path)
+            return find_config(path)
         except (OSError, RuntimeError):  # a symlink loop cannot be resolved: its folder's config
-            cfg = find_config(path.parent)
-        merged = cfg.merged(self.base)
+            return find_config(path.parent)
+
+    def config_for(self, path: Path, file_config: Config | None = None) -> Config:
+        """The settings the file is checked with: its own (``file_config``, else read), their
+        rules checked against the engine's rule set, under the command line's."""
+        cfg = file_config if file_config is not None else self.file_config(path)
+        merged = with_known_rules(cfg, self.engine.rules).merged(self.base)
         from dataclasses import replace
 
         if self.base.select is not None:  # the command line's --select wins over the file's (as in ruff)
@@ -274,41 +282,6 @@ class FixResult:
     @property
     def changed(self) -> bool:
         return self.original is not None and self.fixed is not None and self.fixed != self.original
-
-
-def _overlaps(a: Span, b: Span) -> bool:
-    return not ((a.end_line, a.end_col) <= (b.line, b.col) or (b.end_line, b.end_col) <= (a.line, a.col))
-
-
-def fix_candidates(finding: Finding, *, unsafe: bool) -> list:
-    """The fixes ``check --fix`` may apply for a finding, in the order it tries them: its safe
-    fixes, then (``--unsafe-fixes``) the others, preferred ones first."""
-    fixes = [fx for fx in finding.fixes if fx.kind == "quickfix"]
-    out = [fx for fx in fixes if fx.safe]
-    if unsafe:
-        out += sorted((fx for fx in fixes if not fx.safe), key=lambda fx: not fx.preferred)
-    return out
-
-
-def choose_fixes(findings: Sequence[Finding], path: str | None, *, unsafe: bool) -> list:
-    """One fix per finding (the first candidate whose edits do not overlap those of a fix
-    already chosen; an edit identical to a chosen one, such as the same import, is shared)."""
-    chosen: list = []
-    taken: list = []
-    here = os.path.abspath(path) if path else None
-    for f in sorted(findings, key=Finding.sort_key):
-        if f.path is not None and here is not None and os.path.abspath(f.path) != here:
-            continue  # (its edits are positions in another file)
-        for fx in fix_candidates(f, unsafe=unsafe):
-            if not fx.edits:
-                continue
-            new = [e for e in fx.edits if e not in taken]
-            if any(_overlaps(e.span, t.span) for e in new for t in taken):
-                continue
-            chosen.append(fx)
-            taken.extend(new)
-            break
-    return chosen
 
 
 def apply_fixes(text: str, fixes: Sequence) -> tuple[str, int]:

@@ -36,14 +36,15 @@ def _warn(message: str, out=None) -> None:
     print(f"pallas-lsp: {printable(message)}", file=out or sys.stderr)
 
 
-def _unknown_rule_flag(flag: str, values: Sequence[str], *, prefixes: bool, records=None) -> bool:
-    """Reports the entries of ``--select``/``--ignore`` that name no rule (a typo would
-    otherwise silently check nothing, or skip nothing). True when there was one."""
+def _unknown_rule_flag(flag: str, values: Sequence[str], rules, *, prefixes: bool) -> bool:
+    """Reports the entries of ``--select``/``--ignore`` that name no rule of ``rules`` (the
+    run's: a typo would otherwise silently check nothing, or skip nothing). True when there
+    was one."""
     from .config import known_rules_hint, unknown_rules
 
-    bad = unknown_rules(values, prefixes=prefixes, records=records)
+    bad = unknown_rules(values, rules, prefixes=prefixes)
     if bad:
-        _warn(f"{flag}: unknown rule {', '.join(bad)} ({known_rules_hint(records)})")
+        _warn(f"{flag}: unknown rule {', '.join(bad)} ({known_rules_hint(rules)})")
     return bool(bad)
 
 
@@ -89,10 +90,6 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
     select, ignore = _split(args.select), _split(args.ignore) or ()
     store = _store(args.records or [], sys.stderr)  # (its records may declare rules --select names)
-    unknown = [_unknown_rule_flag("--select", select or (), prefixes=True, records=store.records),
-               _unknown_rule_flag("--ignore", ignore, prefixes=False, records=store.records)]
-    if any(unknown):
-        return 2
     backends = None
     if args.backends is not None:
         from .config import BACKENDS
@@ -115,14 +112,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     files = list(discover(args.paths))
     fixing = bool(args.fix or args.diff)
     unsafe = bool(args.unsafe_fixes)
-    cache = None
-    if not args.single_file:
-        from .analysis.program import workspace_root
-
-        checker.workspace(workspace_root(args.paths))  # (reads through the overlay of fixed texts)
-        no_cache = args.no_cache or os.environ.get("PALLAS_LSP_NO_CACHE", "") not in ("", "0")
-        if not (no_cache or fixing or args.statistics) and checker.program.root is not None:
-            cache = _open_cache(args, checker, store)
     fixed: dict[str, object] = {}  # path -> checker.FixResult
     seen_cfg_problems: set[str] = set()
     loaded_records: set[str] = set()  # each records file once, however many files share it
@@ -130,16 +119,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     project_records: list[str] = []  # records files the checked files' pyproject.toml name, loaded
 
     def config_of(path: Path):
-        """The file's settings; their problems reported once, and the records files they name
-        loaded once each (a project's records may declare rules: the engine is rebuilt)."""
+        """The file's settings; the records files they name loaded once each (a project's
+        records may declare rules: the engine is rebuilt), then their rules checked against
+        that rule set and their problems reported once."""
         nonlocal rules_from
-        cfg = checker.config_for(path)
-        for prob in cfg.problems:
-            if prob not in seen_cfg_problems:
-                seen_cfg_problems.add(prob)
-                _warn(f"config: {prob}")
+        own = checker.file_config(path)
         # Only paths confine_records kept: inside the folder of their pyproject.toml.
-        for rp in cfg.records:
+        for rp in own.records:
             if rp in base.records or rp in loaded_records:
                 continue
             loaded_records.add(rp)
@@ -153,12 +139,29 @@ def cmd_check(args: argparse.Namespace) -> int:
                 rules_from = detection_key(store.records)
                 checker.engine = default_engine(records=store.records)
             checker.cache_settings = _cache_settings(store)
+        cfg = checker.config_for(path, own)
+        for prob in cfg.problems:
+            if prob not in seen_cfg_problems:
+                seen_cfg_problems.add(prob)
+                _warn(f"config: {prob}")
         return cfg
 
+    for path in files:  # (first: the records they load decide which rules --select may name)
+        config_of(path)
+    unknown = [_unknown_rule_flag("--select", select or (), checker.engine.rules, prefixes=True),
+               _unknown_rule_flag("--ignore", ignore, checker.engine.rules, prefixes=False)]
+    if any(unknown):
+        return 2
+    cache = None
+    if not args.single_file:
+        from .analysis.program import workspace_root
+
+        checker.workspace(workspace_root(args.paths))  # (reads through the overlay of fixed texts)
+        no_cache = args.no_cache or os.environ.get("PALLAS_LSP_NO_CACHE", "") not in ("", "0")
+        if not (no_cache or fixing or args.statistics) and checker.program.root is not None:
+            cache = _open_cache(args, checker, store)
     jobs = args.jobs if args.jobs is not None else default_jobs()
     if jobs > 1 and len(files) > PARALLEL_FROM:
-        for path in files:
-            config_of(path)
         from dataclasses import replace
 
         from .parallel import check_parallel
@@ -194,7 +197,6 @@ def cmd_check(args: argparse.Namespace) -> int:
                     results[i] = (p, res.findings)
     else:
         for path in files:
-            config_of(path)
             if fixing and not is_notebook(path):  # (notebooks are checked, never rewritten)
                 res = checker.fix_file(path, unsafe=unsafe)
                 fixed[str(path)] = res
@@ -271,7 +273,7 @@ def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=No
 
     fmt = args.output_format
     if getattr(args, "statistics", False):
-        from .checker import fix_candidates
+        from .analysis.fixes import fix_candidates
 
         rows = statistics(results, lambda f: any(fx.edits for fx in fix_candidates(f, unsafe=unsafe)))
         print(json.dumps(rows, indent=2) if fmt == "json" else statistics_text(rows))

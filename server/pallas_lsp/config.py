@@ -9,7 +9,10 @@
 
 A bad value gets a readable problem and the default; it never stops the analysis. An unknown
 rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
-rules would otherwise turn every rule off: it falls back to the default, all rules).
+rules would otherwise turn every rule off: it falls back to the default, all rules). Which rules
+are known depends on the records the run loads (a team's records may declare rules, and
+``records`` sits beside ``select``), so ``select``/``ignore`` are kept as written here and
+checked by whoever knows the run's rule set: :func:`with_known_rules`.
 
 Record paths come from the workspace, which is untrusted: each must lie inside the folder that
 holds its ``pyproject.toml`` (the project), after symbolic links are resolved, and so must every
@@ -112,13 +115,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
         else:
             problems.append(f"{where}: unknown setting `{key}` "
                             "(known: select, ignore, records, backends, what-if, cache-dir)")
-    if select:
-        select = known_rules_only(select, f"{where}: `select`", problems)
-        if not select:  # an empty select would run no rule at all
-            problems.append(f"{where}: `select` names no known rule; using the default (all rules)")
-            select = None
-    if ignore is not None:
-        ignore = known_rules_only(ignore, f"{where}: `ignore`", problems, prefixes=False)
+    # (select/ignore as written: their rules are checked once the run's records are loaded)
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
                   backends=backends, what_if=what_if, cache_dir=cache_dir)
 
@@ -149,26 +146,17 @@ def known_backends_only(values: tuple[str, ...] | None, what: str, problems: lis
     return tuple(v for v in values if v in BACKENDS)
 
 
-def rule_keys(records=None) -> tuple[set[str], set[str]]:
-    """(codes, names) of the rules: the built-in ones and those the records' detection
-    sections declare (``records``: a store's records; None: the built-in records)."""
-    from .rules import default_rule_set
-
-    rules = default_rule_set(records) if records is not None else _builtin_rule_set()
+def rule_keys(rules: Iterable) -> tuple[set[str], set[str]]:
+    """(codes, names) of ``rules``: the rule set of the run (the built-in rules and those its
+    records' detection sections declare)."""
+    rules = tuple(rules)
     return {r.code for r in rules}, {r.name for r in rules}
 
 
-@lru_cache(maxsize=1)
-def _builtin_rule_set():
-    from .rules import default_rule_set
-
-    return default_rule_set()
-
-
-def unknown_rules(values: Iterable[str], *, prefixes: bool = True, records=None) -> list[str]:
-    """Entries that select no rule, as the engine reads them: a code, a name or (for
-    ``select`` only) a code prefix such as ``PAL00``."""
-    codes, names = rule_keys(records)
+def unknown_rules(values: Iterable[str], rules: Iterable, *, prefixes: bool = True) -> list[str]:
+    """Entries that select no rule of ``rules``, as the engine reads them: a code, a name or
+    (for ``select`` only) a code prefix such as ``PAL00``."""
+    codes, names = rule_keys(rules)
     out = []
     for raw in values:
         v = raw.strip()
@@ -180,18 +168,41 @@ def unknown_rules(values: Iterable[str], *, prefixes: bool = True, records=None)
     return out
 
 
-def known_rules_hint(records=None) -> str:
-    codes, _ = rule_keys(records)
+def known_rules_hint(rules: Iterable) -> str:
+    codes, _ = rule_keys(rules)
     return f"known: {', '.join(sorted(codes))} or their names (`pallas-lsp rules`)"
 
 
-def known_rules_only(values: tuple[str, ...], what: str, problems: list[str], *,
+def known_rules_only(values: tuple[str, ...], what: str, problems: list[str], rules: Iterable, *,
                      prefixes: bool = True) -> tuple[str, ...]:
-    """``values`` without unknown rules; each unknown one is reported as a problem of ``what``."""
-    unknown = unknown_rules(values, prefixes=prefixes)
+    """``values`` without the entries that name no rule of ``rules``; each one is reported as a
+    problem of ``what``."""
+    rules = tuple(rules)
+    unknown = unknown_rules(values, rules, prefixes=prefixes)
     for u in unknown:
-        problems.append(f"{what}: unknown rule `{u}` ({known_rules_hint()}); ignored")
+        problems.append(f"{what}: unknown rule `{u}` ({known_rules_hint(rules)}); ignored")
     return tuple(v for v in values if v not in unknown)
+
+
+def with_known_rules(cfg: Config, rules: Iterable, label: str | None = None) -> Config:
+    """``cfg`` with its ``select`` and ``ignore`` checked against ``rules``, the rule set the
+    run uses (built-in rules and those of the records it loads): unknown entries reported
+    (``label``, e.g. ``"pallas-lsp setting"``, names where they were written; by default the
+    pyproject.toml) and left out, and a ``select`` left with none known meaning all rules."""
+    if not cfg.select and not cfg.ignore:
+        return cfg
+    rules = tuple(rules)
+    label = label if label is not None else f"{cfg.source}:"
+    problems: list[str] = []
+    select = cfg.select
+    if select:
+        select = known_rules_only(select, f"{label} `select`", problems, rules) or None
+        if select is None:  # an empty select would run no rule at all
+            problems.append(f"{label} `select` names no known rule; using the default (all rules)")
+    ignore = known_rules_only(cfg.ignore, f"{label} `ignore`", problems, rules, prefixes=False)
+    if not problems:
+        return cfg
+    return replace(cfg, select=select, ignore=ignore, problems=cfg.problems + tuple(problems))
 
 
 @lru_cache(maxsize=512)

@@ -104,24 +104,33 @@ def test_null_resets_every_setting_to_its_default():
 
     changed = Settings(select=("PAL001",), ignore=("PAL002",), records=("/r.json",), debounce_ms=7, code_lens=False,
                        fix_actions=False, ignore_comment_actions=False, log_level="debug", cross_module=False,
-                       python_environment="/env", max_file_bytes=2000, backends=("tpu",), what_if=False)
+                       python_environment="/env", max_file_bytes=2000, backends=("tpu",), what_if=False,
+                       unsafe_fixes=True)
     assert all(getattr(changed, f.name) != f.default for f in fields(Settings))
     flat_keys = [k for k, v in _KEYS.items() if v is not None and k != "debounce_ms"]
     reset, problems = parse_settings({k: None for k in flat_keys}, changed)
     assert reset == Settings() and problems == []
 
 
-def test_unknown_rules_in_settings_are_reported_and_left_out():
+def test_rule_settings_are_kept_as_written_for_the_server_to_check():
+    """Which rules exist depends on the records the analysis loads (this change's `records`, a
+    project's pyproject.toml): the server checks `select`/`ignore` against that rule set
+    (tests/lsp/test_settings_team_rules.py, test_settings_security.py)."""
     from pallas_lsp.lsp.settings import parse_settings
 
-    s, problems = parse_settings({"select": ["NOPE999"], "ignore": ["PAL001", "PAL00"]})
-    assert s.select is None and s.ignore == ("PAL001",)  # not "no rule at all"
-    assert [p.split(" (")[0] for p in problems] == [
-        "pallas-lsp setting `select`: unknown rule `NOPE999`",
-        "pallas-lsp setting `select` names no known rule; using the default",
-        "pallas-lsp setting `ignore`: unknown rule `PAL00`"]
-    s, problems = parse_settings({"select": ["PAL00", "typo", "inline-mgpu-interpret"]})
-    assert s.select == ("PAL00", "inline-mgpu-interpret") and len(problems) == 1 and "`typo`" in problems[0]
+    s, problems = parse_settings({"select": ["PAL190", "NOPE999"], "ignore": "PAL00", "records": ["/team.json"]})
+    assert (s.select, s.ignore, s.records, problems) == (("PAL190", "NOPE999"), ("PAL00",), ("/team.json",), [])
+    s, problems = parse_settings({"select": [3]})
+    assert s.select is None and problems == ["pallas-lsp setting `select` must be a list of strings; using the default"]
+
+
+def test_unsafe_fixes_setting():
+    from pallas_lsp.lsp.settings import Settings, parse_settings
+
+    assert Settings().unsafe_fixes is False
+    assert parse_settings({"unsafeFixes": True})[0].unsafe_fixes is True
+    s, problems = parse_settings({"unsafeFixes": "yes"})
+    assert s.unsafe_fixes is False and problems == ["pallas-lsp setting `unsafeFixes` must be true or false; using the default"]
 
 
 @pytest.mark.asyncio

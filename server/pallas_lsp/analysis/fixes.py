@@ -6,8 +6,9 @@ Every fix a rule offers is checked against real JAX by the oracle suite
 from __future__ import annotations
 
 import ast
+import os
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 from . import api
 from .findings import Finding, Fix, TextEdit
@@ -445,3 +446,64 @@ def statement_indent(site) -> str | None:
     bp = site.scope.block
     indent = bp.line(site.node.lineno)[:bp.col(site.node.lineno, site.node.col_offset)]
     return None if indent.strip() else indent
+
+
+# --- the fix policy: which fixes apply without being chosen one by one ------------------------------
+# Said after the title of a quick fix that changes what runs (the CLI's word for it: --unsafe-fixes).
+UNSAFE_TITLE_SUFFIX = " (unsafe: changes what runs)"
+
+
+def applies_unchosen(fix: Fix, *, unsafe: bool) -> bool:
+    """The one policy of ``check --fix``/``--diff`` and of the editor's fix-all and preferred
+    quick fixes: a fix applies without the user choosing it when it is safe (the program keeps
+    running in the mode it is launched in), and one that changes what runs (such as running
+    compiled) only with ``unsafe`` (``--unsafe-fixes``, the ``unsafeFixes`` setting)."""
+    return fix.kind == "quickfix" and (fix.safe or unsafe)
+
+
+def offered_title(fix: Fix) -> str:
+    """A quick fix's title as offered one by one: it says when the fix changes what runs."""
+    return fix.title if fix.safe else fix.title + UNSAFE_TITLE_SUFFIX
+
+
+def offered_preferred(fix: Fix, *, unsafe: bool) -> bool:
+    """Whether an editor may apply the quick fix on its own (auto fix): only a preferred fix
+    the policy applies unchosen."""
+    return fix.preferred and applies_unchosen(fix, unsafe=unsafe)
+
+
+def fix_candidates(finding: Finding, *, unsafe: bool, fixes: Sequence[Fix] | None = None) -> list[Fix]:
+    """The fixes that may be applied for a finding without being chosen, in the order they are
+    tried: its safe fixes, then (``unsafe``) the others, preferred ones first. ``fixes``: the
+    finding's fixes to consider (by default all of them)."""
+    considered = [fx for fx in (finding.fixes if fixes is None else fixes) if applies_unchosen(fx, unsafe=unsafe)]
+    return [fx for fx in considered if fx.safe] + sorted((fx for fx in considered if not fx.safe),
+                                                          key=lambda fx: not fx.preferred)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return not ((a.end_line, a.end_col) <= (b.line, b.col) or (b.end_line, b.end_col) <= (a.line, a.col))
+
+
+def choose_fixes(findings: Sequence[Finding], path: str | None, *, unsafe: bool,
+                 fixes_of: Callable[[Finding], Sequence[Fix]] | None = None) -> list[Fix]:
+    """One fix per finding (the first candidate whose edits do not overlap those of a fix
+    already chosen; an edit identical to a chosen one, such as the same import, is shared).
+    ``fixes_of``: a finding's fixes to consider (the editor leaves out those that would not
+    parse); by default all of them."""
+    chosen: list[Fix] = []
+    taken: list[TextEdit] = []
+    here = os.path.abspath(path) if path else None
+    for f in sorted(findings, key=Finding.sort_key):
+        if f.path is not None and here is not None and os.path.abspath(f.path) != here:
+            continue  # (its edits are positions in another file)
+        for fx in fix_candidates(f, unsafe=unsafe, fixes=fixes_of(f) if fixes_of is not None else None):
+            if not fx.edits:
+                continue
+            new = [e for e in fx.edits if e not in taken]
+            if any(_overlaps(e.span, t.span) for e in new for t in taken):
+                continue
+            chosen.append(fx)
+            taken.extend(new)
+            break
+    return chosen

@@ -25,7 +25,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..config import Config, find_config
+from ..config import Config, find_config, with_known_rules
 from .documents import CellSlice, Document, Notebook, cell_of, join_cells
 from .positions import UTF16
 from .protocol import PallasProtocol
@@ -383,19 +383,23 @@ class PallasServer(LanguageServer):
 
     # --- configuration ----------------------------------------------------------------------
     def config_for(self, unit: str) -> Config:
+        """The unit's settings: its pyproject.toml's over the editor's, each one's rules checked
+        against the rule set of the records both name (a team's records declare rules that
+        ``select`` may name, whichever of the two names them)."""
         path = uri_to_path(unit)
         base = Config(select=self.settings.select, ignore=self.settings.ignore,
                       records=tuple(self.settings.records), backends=self.settings.backends)
-        if path is None:
-            return base
-        try:
-            cfg = find_config(path, stop_at=self.root)
-        except Exception:  # noqa: BLE001 - a broken config never stops analysis
-            log.exception("reading config for %s", path)
-            return base
+        cfg = Config()
+        if path is not None:
+            try:
+                cfg = find_config(path, stop_at=self.root)
+            except Exception:  # noqa: BLE001 - a broken config never stops analysis
+                log.exception("reading config for %s", path)
+        rules = self.engine_for(self.store_for(cfg.merged(base))).rules
+        cfg = with_known_rules(cfg, rules).merged(with_known_rules(base, rules, "pallas-lsp setting"))
         for p in cfg.problems:
             self.notify_problem(p)
-        return cfg.merged(base)
+        return cfg
 
     def store_for(self, cfg: Config) -> RecordStore:
         key = tuple(sorted(cfg.records))
@@ -1136,7 +1140,7 @@ def _finding_for(a: Analysed, unit: str, uri: str, d: lsp.Diagnostic) -> Finding
                                       resolve_provider=False))
 @_guard([])
 async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    from ..analysis.fixes import suppression_fix
+    from ..analysis.fixes import choose_fixes, offered_preferred, offered_title, suppression_fix
     from .convert import fix_payload, payload_to_edit
 
     uri = params.text_document.uri
@@ -1156,18 +1160,15 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         for d in params.context.diagnostics:
             if d.source != "pallas-lsp":
                 continue
-            payloads = None
-            if isinstance(d.data, dict) and isinstance(d.data.get("fixes"), list):
-                payloads = d.data["fixes"]
+            # (Built from the analysis, never from the diagnostic's data: a client may send any edit there.)
             f = _finding_for(a, unit, uri, d)
-            if payloads is None:
-                payloads = [p for p in (fix_payload(fx, locate, server.caps.encoding) for fx in _offered(a, f))
-                            if p is not None]
-            if s.fix_actions:
-                for p in payloads:
-                    actions.append(lsp.CodeAction(title=p["title"], kind=lsp.CodeActionKind.QuickFix,
-                                                  diagnostics=[d], is_preferred=bool(p.get("preferred")),
-                                                  edit=payload_to_edit(p)))
+            if s.fix_actions and f is not None:
+                for fx in _offered(a, f):
+                    p = fix_payload(fx, locate, server.caps.encoding)
+                    if p is not None:
+                        actions.append(lsp.CodeAction(
+                            title=offered_title(fx), kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                            is_preferred=offered_preferred(fx, unsafe=s.unsafe_fixes), edit=payload_to_edit(p)))
             if s.ignore_comment_actions and f is not None:
                 loc = locate(f.span.line)
                 if loc is not None:
@@ -1178,22 +1179,13 @@ async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                         actions.append(lsp.CodeAction(title=p["title"], kind=lsp.CodeActionKind.QuickFix,
                                                       diagnostics=[d], is_preferred=False, edit=payload_to_edit(p)))
     if want_fix_all and s.fix_actions:
+        # What `check --fix` applies in one pass (with `unsafeFixes`, what `--unsafe-fixes` adds).
         edits: dict[str, list] = {}
-        taken: list[tuple[int, int, int, int]] = []
-        for f in a.result.findings:
-            for fx in _offered(a, f):
-                if not fx.preferred:
-                    continue
-                spans = [(e.span.line, e.span.col, e.span.end_line, e.span.end_col) for e in fx.edits]
-                if any(_overlaps(x, y) for x in spans for y in taken):
-                    continue
-                p = fix_payload(fx, locate, server.caps.encoding)
-                if p is None:
-                    continue
-                taken += spans
-                for u, es in p["edits"].items():
-                    edits.setdefault(u, []).extend(es)
-                break
+        path = uri_to_path(a.unit)
+        for fx in choose_fixes(a.result.findings, path, unsafe=s.unsafe_fixes, fixes_of=lambda f: _offered(a, f)):
+            p = fix_payload(fx, locate, server.caps.encoding)
+            for u, es in (p["edits"] if p is not None else {}).items():
+                edits.setdefault(u, []).extend(e for e in es if e not in edits.get(u, ()))
         if edits:
             actions.append(lsp.CodeAction(title="Fix all pallas-lsp problems", kind=FIX_ALL_KIND,
                                           edit=payload_to_edit({"edits": edits})))
@@ -1263,10 +1255,6 @@ def _offered(a: Analysed, f: Finding | None) -> list:
         return []
     index = a.result.index
     return [fx for fx in f.fixes if edits_parse(index.text, index.blocks, fx.edits)]
-
-
-def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    return not ((a[2], a[3]) <= (b[0], b[1]) or (b[2], b[3]) <= (a[0], a[1]))
 
 
 # --- code lens -----------------------------------------------------------------------------------

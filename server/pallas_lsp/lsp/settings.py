@@ -1,9 +1,11 @@
 """Server settings: from initializationOptions, workspace/configuration ("pallasLsp") and
 didChangeConfiguration. Accepts the flat form and VS Code's nested form
 (``{"codeLens": {"enable": false}}``). A bad value yields a readable problem and the default;
-``null`` means the default (so a client can reset what it set before). An unknown rule in
-``select``/``ignore`` is reported and left out; a ``select`` of unknown rules only would run no
-rule at all, so it means the default (all rules).
+``null`` means the default (so a client can reset what it set before). ``select``/``ignore``
+are kept as written: which rules exist depends on the records the analysis loads (this
+``records`` setting, which may arrive in the same change, and a project's pyproject.toml), so
+the server checks them against that rule set (``config.with_known_rules``): an unknown rule is
+reported and left out, and a ``select`` of unknown rules only means the default (all rules).
 
 These settings come from the client: the user's editor configuration, never a workspace file
 (``[tool.pallas-lsp]`` has no ``pythonEnvironment``). Clients decide which of their own
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..config import known_backends_only, known_rules_only
+from ..config import known_backends_only
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 
@@ -27,6 +29,9 @@ class Settings:
     code_lens: bool = True
     what_if: bool = True  # interpret-readiness lenses and the "Debug on CPU" action on compiled launches
     fix_actions: bool = True
+    # Fix-all and preferred quick fixes may also apply the fixes that change what runs (such as
+    # running compiled), as ``check --unsafe-fixes`` does; off, they apply the safe ones only.
+    unsafe_fixes: bool = False
     ignore_comment_actions: bool = True
     log_level: str = "info"
     cross_module: bool = True
@@ -40,6 +45,7 @@ _DEFAULTS = Settings()
 _KEYS = {
     "select": "select", "ignore": "ignore", "records": "records", "debounceMs": "debounce_ms",
     "debounce_ms": "debounce_ms", "codeLens": "code_lens", "whatIf": "what_if", "fixActions": "fix_actions",
+    "unsafeFixes": "unsafe_fixes",
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
     "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None, "interpreter": None,
     "importStrategy": None, "trace": None, "backends": "backends",
@@ -88,14 +94,7 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
                 problems.append(f"pallas-lsp setting `{key}` must be a list of strings; using the default")
                 continue
             value = tuple(value)
-            if field_name == "select" and value:
-                value = known_rules_only(value, f"pallas-lsp setting `{key}`", problems) or None
-                if value is None:  # nothing known left: an empty selection would run no rule
-                    problems.append(f"pallas-lsp setting `{key}` names no known rule; using the default "
-                                    "(all rules)")
-            elif field_name == "ignore":
-                value = known_rules_only(value, f"pallas-lsp setting `{key}`", problems, prefixes=False)
-            elif field_name == "backends":
+            if field_name == "backends":
                 value = known_backends_only(value, f"pallas-lsp setting `{key}`", problems)
             updates[field_name] = value
         elif field_name == "max_file_bytes":
@@ -109,7 +108,8 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
                                 f"10000; using the default ({Settings.debounce_ms})")
                 continue
             updates[field_name] = int(value)
-        elif field_name in ("code_lens", "what_if", "fix_actions", "ignore_comment_actions", "cross_module"):
+        elif field_name in ("code_lens", "what_if", "fix_actions", "unsafe_fixes", "ignore_comment_actions",
+                            "cross_module"):
             if not isinstance(value, bool):
                 problems.append(f"pallas-lsp setting `{key}` must be true or false; using the default")
                 continue
