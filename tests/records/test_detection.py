@@ -269,3 +269,61 @@ def test_truthy_falsy_and_present_hold_only_when_the_code_says_so(tmp_path, axes
     assert _flags(tmp_path, "truthy", axes, passed) is truthy
     assert _flags(tmp_path, "falsy", axes, passed) is falsy
     assert _flags(tmp_path, "present", axes, passed) is present
+
+
+@pytest.mark.parametrize("axes,passed,non_empty", [
+    ('"core"', "AXES", True),      # a string: JAX wraps it as ("core",)
+    ('""', "AXES", True),          # an empty string still makes a one-tuple
+    ("None", "AXES", True),        # so does None: (None,), which the interpreters reject
+    ('("core",)', "AXES", True),
+    ("()", "AXES", False),         # the empty tuple is the default: no collective axes
+    ('["core"]', "AXES", False),   # a list fails earlier (an unhashable primitive parameter)
+    ("None", "x_ref.shape", False),  # a value the analysis cannot tell
+])
+def test_non_empty_axes_is_what_jax_wraps_into_a_non_empty_tuple(tmp_path, axes, passed, non_empty):
+    assert _flags(tmp_path, "nonEmptyAxes", axes, passed) is non_empty
+
+
+def test_non_empty_axes_parses_only_as_true():
+    cond = parse_detection(_with(construct={"call": f"{PL}.run_scoped", "where": [
+        {"argument": {"keyword": "collective_axes"}, "nonEmptyAxes": True}]})).where[0]
+    assert cond.test == "nonEmptyAxes"
+    with pytest.raises(DetectionError) as exc:
+        parse_detection(_with(construct={"call": f"{PL}.run_scoped", "where": [
+            {"argument": {"keyword": "collective_axes"}, "nonEmptyAxes": 1}]}))
+    assert exc.value.where == "detection.construct.where[0].nonEmptyAxes"
+
+
+GRID_SPEC_PROGRAM = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    layout = {grid_spec}
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid_spec=layout,
+                          interpret=pltpu.InterpretParams())(x)
+'''
+
+
+@pytest.mark.parametrize("grid_spec,flagged", [
+    ("pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM)])", True),
+    ("pl.GridSpec((1,), [pl.BlockSpec(memory_space=pltpu.SMEM)])", True),  # positionally
+    ("pltpu.PrefetchScalarGridSpec(0, (1,), [pl.BlockSpec(memory_space=pltpu.SMEM)])", True),
+    ("pltpu.PrefetchScalarGridSpec(0, (1,), [pl.BlockSpec()])", False),
+    ("pl.GridSpec(grid=(1,), out_specs=pl.BlockSpec(memory_space=pltpu.SMEM))", False),  # not in_specs
+])
+def test_a_launch_keyword_the_launch_leaves_to_its_grid_spec_is_read_there(tmp_path, grid_spec, flagged):
+    section = _with(construct={"launch": f"{PL}.pallas_call", "where": [
+        {"argument": {"keyword": "in_specs"}, "anyLeaf": {"api": [f"{PL}.BlockSpec"], "where": [
+            {"argument": {"keyword": "memory_space"}, "api": [f"{PL}.tpu.SMEM"]}]}}]})
+    path, records, problems = _load(tmp_path, section)
+    assert problems == []
+    result = Engine(default_rule_set(records)).analyse(GRID_SPEC_PROGRAM.format(grid_spec=grid_spec), "k.py")
+    assert any(f.code == "PAL190" for f in result.findings) is flagged

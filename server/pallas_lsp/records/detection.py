@@ -54,7 +54,10 @@ not count), ``"passed": true`` (passed, and not the literal ``None``: for an arg
 only be a Ref or a value, such as a barrier, where a name the analysis cannot follow is still
 not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
 JAX's ``if value:`` sees it: a literal, or a literal tuple, list or dict by its length;
-``falsy`` includes ``None``), ``"nonZero": true`` (a literal number other than 0, or a literal
+``falsy`` includes ``None``), ``"nonEmptyAxes": true`` (an axis-names argument such as
+``collective_axes`` that JAX surely turns into a non-empty tuple: ``if not isinstance(axes,
+tuple): axes = (axes,)``, so any literal that is not a tuple, ``None`` and ``""`` included, or a
+literal tuple with items; a list, which makes another error, does not count), ``"nonZero": true`` (a literal number other than 0, or a literal
 tuple or list of numbers with one that is not 0: ``pl.Element(n, (1, 1))``'s padding),
 ``"movingIndexMap": true`` (a lambda or def, written there or bound to a name, that returns an
 index which is surely not the literal 0 when traced: one of its own parameters, or a number
@@ -82,6 +85,9 @@ Additions for the wave-2 kinds (all optional):
   applied to or from ``out_shape``, and the index map returns literal zeros; a missing
   argument is whole arrays), false when one surely does not (the block differs from the
   array's known shape; the witness is that BlockSpec, for ``underline.condition``).
+* On a ``launch`` construct, ``grid``, ``in_specs``, ``out_specs``, ``scratch_shapes`` and
+  ``num_scalar_prefetch`` the launch does not pass are read from its ``grid_spec=`` call
+  (``pl.GridSpec`` / ``pltpu.PrefetchScalarGridSpec``, by keyword or position), as JAX does.
 * ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
   index ``n`` on and every keyword argument's value, seen as one list
   (``pl.run_scoped(body, *types, **kw_types)``: ``{"rest": 1}``).
@@ -143,8 +149,8 @@ from typing import Any
 
 MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering",
          "cpu-host", "setter-missed")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap", "dynamicEntry",
-         "wholeArray", "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
+TESTS = ("missing", "present", "passed", "truthy", "falsy", "nonEmptyAxes", "transposed", "nonZero", "movingIndexMap",
+         "dynamicEntry", "wholeArray", "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
 TRANSFORM_KINDS = ("differentiate", "reverse", "batch", "shard")
 # The transformation APIs a detection may name (analysis/transforms.py's TRANSFORM_APIS).
 TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.linearize", "jax.jacfwd",
@@ -370,8 +376,8 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     test = tests[0]
     value = c[test]
     sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy", "transposed", "nonZero", "movingIndexMap",
-                "dynamicEntry"):
+    if test in ("missing", "present", "passed", "truthy", "falsy", "nonEmptyAxes", "transposed", "nonZero",
+                "movingIndexMap", "dynamicEntry"):
         if value is not True:
             raise DetectionError(f"{where}.{test}", "must be true")
     elif test == "wholeArray":

@@ -188,6 +188,10 @@ def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
         got = hit.launch_option(ref.keyword)
         if got is not None:
             return got
+        grid_spec = _grid_spec_call(hit) if ref.keyword in _GRID_SPEC_FIELDS else None
+        if grid_spec is not None:  # (JAX reads the launch's specs from its grid spec then)
+            return _argument(hit, grid_spec.site, ArgRef(_GRID_SPEC_FIELDS[ref.keyword].get(
+                ev.called_api(grid_spec)), ref.keyword))
     order = ev.order_of(site)
     if ref.keyword is not None:
         node = ev.kwarg(site, ref.keyword)
@@ -197,6 +201,29 @@ def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
         node = ev.posarg(site, ref.position)
         if node is not None:
             return node, site.scope, order
+    return None
+
+
+# What a launch's grid spec (``grid_spec=pl.GridSpec(...)``) holds in its stead, and where each
+# class takes it positionally.
+_GRID_SPEC_FIELDS = {
+    "num_scalar_prefetch": {api.TPU_PREFETCH_GRID_SPEC: 0},
+    "grid": {api.GRID_SPEC: 0, api.TPU_PREFETCH_GRID_SPEC: 1},
+    "in_specs": {api.GRID_SPEC: 1, api.TPU_PREFETCH_GRID_SPEC: 2},
+    "out_specs": {api.GRID_SPEC: 2, api.TPU_PREFETCH_GRID_SPEC: 3},
+    "scratch_shapes": {api.GRID_SPEC: 3, api.TPU_PREFETCH_GRID_SPEC: 4},
+}
+
+
+def _grid_spec_call(hit: Hit) -> CallVal | None:
+    """The ``pl.GridSpec(...)`` / ``pltpu.PrefetchScalarGridSpec(...)`` call the launch is given
+    as ``grid_spec=``, where the code shows it (through names)."""
+    opt = hit.launch_option("grid_spec")
+    if opt is None:
+        return None
+    v = hit.ev.value(*opt)
+    if isinstance(v, CallVal) and hit.ev.called_api(v) in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
+        return v
     return None
 
 
@@ -246,6 +273,8 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         return _HELD if _non_zero(ev, _resolved(hit, ev.value(node, scope, o))) else None
     if c.test == "anyLeaf":
         return _leaf(hit, ev, node, scope, o, c, 0)
+    if c.test == "nonEmptyAxes":
+        return _HELD if _non_empty_axes(hit, node, scope, o) else None
     if c.test in ("truthy", "falsy"):
         v = _resolved(hit, ev.value(node, scope, o))
         if isinstance(v, Unknown) and v.reason == "Dict":
@@ -335,6 +364,45 @@ def _surely_not_none(ev, v) -> bool:
     return isinstance(v, Unknown) and v.reason in _NEVER_NONE_EXPRESSIONS
 
 
+def _non_empty_axes(hit: Hit, node: ast.AST, scope, order) -> bool:
+    """Whether axis names (``collective_axes``) surely make a non-empty tuple once JAX wraps a
+    value that is not a tuple in one: a literal (``None`` and ``""`` too), or a tuple with items,
+    followed through names and the parameters the kernel's calls fill. A list is not counted:
+    it fails earlier, as an unhashable primitive parameter."""
+    ev = hit.ev
+    for _ in range(8):
+        node, scope = _expression(ev, node, scope, order)
+        v = ev.value(node, scope, order)
+        if isinstance(v, Const):
+            return True
+        if isinstance(v, TupleVal):
+            return isinstance(node, ast.Tuple) and bool(v.items)
+        if not isinstance(v, ParamVal):
+            return False
+        got = _bound_by_chain(hit, v)
+        if got is None:
+            return False
+        node, scope, order = got
+    return False
+
+
+def _bound_by_chain(hit: Hit, v: ParamVal):
+    """(node, scope, order) of what the call this hit came through passes for parameter ``v``
+    (its default when not passed), or None (not a parameter of a function on the chain)."""
+    reached = hit.reached
+    if reached is None:
+        return None
+    scope = reached.scope
+    for site in reversed(reached.chain):
+        if not isinstance(site, CallSite):
+            return None
+        if v.scope is scope:
+            b = hit.ev.bind_param(Invocation(site, scope, "direct"), v.name)
+            return (b.node, b.scope, b.order) if b is not None and b.node is not None else None
+        scope = site.scope
+    return None
+
+
 def _truth(ev, v) -> bool | None:
     """``bool(value)`` when the code says it: a literal, or a literal tuple or list (by its
     length); None when it cannot be told."""
@@ -377,14 +445,18 @@ def _whole_array(hit: Hit, site: CallSite, c: Condition, got):
     launch = hit.launch
     if got is None or ev.const(got[0], got[1], got[2]) is None:
         return _HELD if c.value else None  # (no specs: whole arrays)
+    if site is launch.site and hit.launch_option(c.argument.keyword) is None:
+        grid_spec = _grid_spec_call(hit)  # (the specs were read from it)
+        site = grid_spec.site if grid_spec is not None else site
     node, scope, order = got
     v = ev.value(node, scope, order)
     specs = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
     if c.argument.keyword == "in_specs":
         arrays = shapes.operand_shapes(ev, applied_at(ev, launch))
         if arrays is not None and site is not launch.site:  # (a grid spec: its scalar-prefetch operands first)
-            prefetch = ev.kwarg(site, "num_scalar_prefetch") or (ev.posarg(site, 0) if not site.has_star else None)
-            n = ev.const(prefetch, site.scope, ev.order_of(site)) if prefetch is not None else 0
+            prefetch = _argument(hit, site, ArgRef(_GRID_SPEC_FIELDS["num_scalar_prefetch"].get(
+                ev.called_api(ev.value(site.node, site.scope, ev.order_of(site)))), "num_scalar_prefetch"))
+            n = ev.const(*prefetch) if prefetch is not None else 0
             arrays = arrays[n:] if isinstance(n, int) and not isinstance(n, bool) else None
     else:
         out = hit.launch_option("out_shape")
