@@ -27,10 +27,10 @@ KINDS = {
     "gpu-interpret-scalar-prefetch": ("PAL108",),
     "gpu-interpret-ref-union-pallas-call-scratch": ("PAL109",),
     "gpu-interpret-cluster-barrier-leader-tracked": ("PAL110", "PAL111"),
-    "gpu-interpret-foreign-memory-space": ("PAL112",),
+    "gpu-interpret-foreign-memory-space": ("PAL112", "PAL117", "PAL118"),
     "gpu-interpret-transposed-tma-destination": ("PAL113",),
     "gpu-interpret-blockspec-not-whole-array": ("PAL114", "PAL115"),
-    "tpu-interpret-foreign-memory-space": ("PAL208", "PAL209"),
+    "tpu-interpret-foreign-memory-space": ("PAL208", "PAL209", "PAL212", "PAL213"),
     "tpu-interpret-non-decrementing-wait": ("PAL201",),
     "tpu-interpret-masked-load": ("PAL202",),
     "tpu-interpret-run-scoped-collective-axes": ("PAL203",),
@@ -166,3 +166,37 @@ def test_a_body_kind_is_quiet_when_the_launch_fails_earlier(engine: Engine) -> N
         "                         in_specs=[pl.BlockSpec((128,), lambda i: (i,))],\n", "").replace(
         "                         out_specs=pl.BlockSpec((128,), lambda i: (i,)),\n", "")
     assert [f.code for f in engine.analyse(unblocked, "k.py").findings] == ["PAL104"]
+
+
+FOREIGN_SPACES_GPU_INTERPRETED = """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_ref, o_ref, acc_ref):
+    o_ref[...] = x_ref[...]
+
+
+def main():
+    x = jnp.ones((16, 128), jnp.float32)
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          in_specs=[pl.BlockSpec(IN_BLOCK, memory_space=pltpu.HBM)],
+                          out_specs=pl.BlockSpec(memory_space=pltpu.CMEM),
+                          scratch_shapes=[pltpu.VMEM((8,), jnp.float32)],
+                          interpret=plgpu.InterpretGPUParams())(x)
+"""
+
+
+@pytest.mark.parametrize("in_block,codes", [
+    ("(16, 128), lambda: (0, 0)", [("PAL117", 16)]),  # inputs are allocated first (KeyError: HBM)
+    ("(8, 128), lambda: (0, 0)", [("PAL116", 16)]),   # not the whole array: JAX asserts that first
+])
+def test_the_first_foreign_memory_space_jax_allocates_is_the_one_reported(engine: Engine, in_block, codes) -> None:
+    text = FOREIGN_SPACES_GPU_INTERPRETED.replace("IN_BLOCK", in_block)
+    found = [(f.code, f.span.line) for f in engine.analyse(text, "k.py").findings]
+    assert found == codes, found
+    no_inputs = text.replace("                          in_specs=[pl.BlockSpec(" + in_block + ", memory_space=pltpu.HBM)],\n", "")
+    assert [(f.code, f.span.line) for f in engine.analyse(no_inputs, "k.py").findings] == [("PAL118", 16)]
