@@ -25,6 +25,8 @@ export interface ExtensionSettings {
   debounceMs: number;
   codeLens: boolean;
   fixActions: boolean;
+  /** Fix-all and auto fix also apply the fixes that change what runs (`pallasLsp.unsafeFixes`). */
+  unsafeFixes: boolean;
   ignoreCommentActions: boolean;
   logLevel: LogLevel;
 }
@@ -38,6 +40,8 @@ export interface ServerSettings {
   debounceMs: number;
   codeLens: boolean;
   fixActions: boolean;
+  /** Fix-all and auto fix also apply the fixes that change what runs (`pallasLsp.unsafeFixes`). */
+  unsafeFixes: boolean;
   ignoreCommentActions: boolean;
   logLevel: LogLevel;
 }
@@ -55,6 +59,7 @@ export const DEFAULTS: ExtensionSettings = {
   debounceMs: 0,
   codeLens: true,
   fixActions: true,
+  unsafeFixes: false,
   ignoreCommentActions: true,
   logLevel: "info",
 };
@@ -70,6 +75,7 @@ export const SERVER_KEYS = [
   "debounceMs",
   "codeLens.enable",
   "codeAction.fixes.enable",
+  "unsafeFixes",
   "codeAction.ignoreComment.enable",
   "logLevel",
 ] as const;
@@ -137,6 +143,7 @@ export function readSettings(
         : DEFAULTS.debounceMs,
     codeLens: bool(get("codeLens.enable"), DEFAULTS.codeLens),
     fixActions: bool(get("codeAction.fixes.enable"), DEFAULTS.fixActions),
+    unsafeFixes: bool(get("unsafeFixes"), DEFAULTS.unsafeFixes),
     ignoreCommentActions: bool(get("codeAction.ignoreComment.enable"), DEFAULTS.ignoreCommentActions),
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : DEFAULTS.logLevel,
   };
@@ -152,6 +159,7 @@ export function toServerSettings(s: ExtensionSettings): ServerSettings {
     debounceMs: s.debounceMs,
     codeLens: s.codeLens,
     fixActions: s.fixActions,
+    unsafeFixes: s.unsafeFixes,
     ignoreCommentActions: s.ignoreCommentActions,
     logLevel: s.logLevel,
   };

@@ -23,6 +23,7 @@ test("defaults when nothing is set", () => {
     debounceMs: 0,
     codeLens: true,
     fixActions: true,
+    unsafeFixes: false,
     ignoreCommentActions: true,
     logLevel: "info",
   });
@@ -38,6 +39,7 @@ test("VS Code settings map to the flat server object", () => {
       debounceMs: 300,
       "codeLens.enable": false,
       "codeAction.fixes.enable": false,
+      unsafeFixes: true,
       "codeAction.ignoreComment.enable": false,
       logLevel: "debug",
       path: ["/opt/bin/pallas-lsp"],
@@ -54,6 +56,7 @@ test("VS Code settings map to the flat server object", () => {
     debounceMs: 300,
     codeLens: false,
     fixActions: false,
+    unsafeFixes: true,
     ignoreCommentActions: false,
     logLevel: "debug",
   });
@@ -72,6 +75,7 @@ test("wrong types fall back to defaults", () => {
       backends: ["gpu", "cpu", 3],
       debounceMs: -5,
       "codeLens.enable": "no",
+      unsafeFixes: "yes",
       logLevel: "verbose",
       importStrategy: "fromPath",
       path: "",
@@ -82,6 +86,7 @@ test("wrong types fall back to defaults", () => {
   assert.deepEqual(s.backends, ["cpu"]); // (an unknown backend is dropped, as the server would)
   assert.equal(s.debounceMs, 0);
   assert.equal(s.codeLens, true);
+  assert.equal(s.unsafeFixes, false);
   assert.equal(s.logLevel, "info");
   assert.equal(s.importStrategy, "fromEnvironment");
   assert.deepEqual(s.path, []);
@@ -109,6 +114,7 @@ test("executable settings restart, rule settings are sent", () => {
     "pallasLsp.debounceMs",
     "pallasLsp.codeLens.enable",
     "pallasLsp.codeAction.fixes.enable",
+    "pallasLsp.unsafeFixes",
     "pallasLsp.codeAction.ignoreComment.enable",
     "pallasLsp.logLevel",
   ]) {
