@@ -200,3 +200,18 @@ def test_the_first_foreign_memory_space_jax_allocates_is_the_one_reported(engine
     assert found == codes, found
     no_inputs = text.replace("                          in_specs=[pl.BlockSpec(" + in_block + ", memory_space=pltpu.HBM)],\n", "")
     assert [(f.code, f.span.line) for f in engine.analyse(no_inputs, "k.py").findings] == [("PAL118", 16)]
+
+
+def test_a_foreign_memory_space_is_quiet_when_scalar_prefetch_fails_first(engine: Engine) -> None:
+    """JAX 0.12.0.1's GPU interpreter rejects scalar-prefetch operands before it allocates the
+    buffers: a grid spec with both is PAL108 alone; without the prefetch, the memory space."""
+    text = FOREIGN_SPACES_GPU_INTERPRETED.replace(
+        "                          in_specs=[pl.BlockSpec(IN_BLOCK, memory_space=pltpu.HBM)],\n"
+        "                          out_specs=pl.BlockSpec(memory_space=pltpu.CMEM),\n"
+        "                          scratch_shapes=[pltpu.VMEM((8,), jnp.float32)],\n",
+        "                          grid_spec=pltpu.PrefetchScalarGridSpec(\n"
+        "                              PREFETCH, in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM)]),\n")
+    assert "PREFETCH" in text
+    codes = lambda n: [f.code for f in engine.analyse(text.replace("PREFETCH", n), "k.py").findings]  # noqa: E731
+    assert codes("1") == ["PAL108"]
+    assert codes("0") == ["PAL117"]

@@ -85,8 +85,8 @@ Additions for the wave-2 kinds (all optional):
   applied to or from ``out_shape``, and the index map returns literal zeros; a missing
   argument is whole arrays), false when one surely does not (the block differs from the
   array's known shape; the witness is that BlockSpec, for ``underline.condition``).
-* On a ``launch`` construct, ``grid``, ``in_specs``, ``out_specs``, ``scratch_shapes`` and
-  ``num_scalar_prefetch`` the launch does not pass are read from its ``grid_spec=`` call
+* On a ``launch`` construct, ``in_specs``, ``out_specs`` and ``scratch_shapes`` the launch does not
+  pass are read from its ``grid_spec=`` call
   (``pl.GridSpec`` / ``pltpu.PrefetchScalarGridSpec``, by keyword or position), as JAX does.
 * ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
   index ``n`` on and every keyword argument's value, seen as one list

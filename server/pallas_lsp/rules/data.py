@@ -206,9 +206,8 @@ def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
 
 # What a launch's grid spec (``grid_spec=pl.GridSpec(...)``) holds in its stead, and where each
 # class takes it positionally.
+# (``grid`` is not among them: a record names a grid spec's grid as its own construct, PAL504.)
 _GRID_SPEC_FIELDS = {
-    "num_scalar_prefetch": {api.TPU_PREFETCH_GRID_SPEC: 0},
-    "grid": {api.GRID_SPEC: 0, api.TPU_PREFETCH_GRID_SPEC: 1},
     "in_specs": {api.GRID_SPEC: 1, api.TPU_PREFETCH_GRID_SPEC: 2},
     "out_specs": {api.GRID_SPEC: 2, api.TPU_PREFETCH_GRID_SPEC: 3},
     "scratch_shapes": {api.GRID_SPEC: 3, api.TPU_PREFETCH_GRID_SPEC: 4},
@@ -454,8 +453,9 @@ def _whole_array(hit: Hit, site: CallSite, c: Condition, got):
     if c.argument.keyword == "in_specs":
         arrays = shapes.operand_shapes(ev, applied_at(ev, launch))
         if arrays is not None and site is not launch.site:  # (a grid spec: its scalar-prefetch operands first)
-            prefetch = _argument(hit, site, ArgRef(_GRID_SPEC_FIELDS["num_scalar_prefetch"].get(
-                ev.called_api(ev.value(site.node, site.scope, ev.order_of(site)))), "num_scalar_prefetch"))
+            prefetch_class = ev.called_api(ev.value(site.node, site.scope, ev.order_of(site)))
+            prefetch = _argument(hit, site, ArgRef(0 if prefetch_class == api.TPU_PREFETCH_GRID_SPEC else None,
+                                                   "num_scalar_prefetch"))
             n = ev.const(*prefetch) if prefetch is not None else 0
             arrays = arrays[n:] if isinstance(n, int) and not isinstance(n, bool) else None
     else:
