@@ -54,9 +54,10 @@ def _sources() -> list[str]:
     texts = [p.read_text() for p in sorted(CORPUS.glob("*.py"))]
     for rule in RULE_CLASSES:
         texts += [e.code for e in rule.INVALID] + [e.code for e in rule.VALID]
-    from tests.analysis import test_hosts, test_transforms  # (transformations and hosts: module-wide facts)
+    # (transformations and hosts: module-wide facts; setters: a mode set in a helper the launch never names)
+    from tests.analysis import test_contexts_setters, test_hosts, test_transforms
 
-    for suite in (test_hosts, test_transforms):
+    for suite in (test_hosts, test_transforms, test_contexts_setters):
         texts += [suite.program(name) for name in sorted(suite.CASES)]
     return texts + [CLASS_SUITE]  # (class attributes deciding the mode, defined below)
 
@@ -500,3 +501,50 @@ def test_an_edit_in_a_helper_that_sets_the_mode_changes_the_launch_it_reaches(ed
     after = engine.analyse(src.replace(old, new), path)
     assert _signature(after) == _signature(default_engine().analyse(src.replace(old, new), path))
     assert "gpu-interpret" not in _modes(after) and after.findings == []
+
+
+DIFFERENTIATED_BELOW = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 3.0
+
+
+def scaled(x):
+    return pl.pallas_call(scale_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def shifted(x):
+    return pl.pallas_call(scale_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x + 1.0)
+
+
+WEIGHT = 0.5
+
+
+def objective(x):
+    return (scaled(x) * WEIGHT).sum()
+
+
+slope = jax.jacrev(objective)
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    ("WEIGHT = 0.5\n", "WEIGHT = 0.5\n# chosen by a sweep\n"),  # a comment line between blocks
+    ("def objective(x):\n", "def objective(x):\n\n"),  # a blank line inside the differentiated function
+    ("\n\nslope = ", "\n\n\n\nslope = "),  # blank lines right above the transformation
+])
+def test_a_kept_report_about_a_transformation_follows_the_transformation_when_lines_move(edit) -> None:
+    """The launch's own blocks stay where they were, the jax.jacrev below them moves: the kept
+    launch's report underlines the transformation, so it must not keep the old line. (The
+    second launch, never differentiated, is analysed after the first.)"""
+    engine = default_engine(incremental=True)
+    path = "/ws/jacrev_below.py"
+    before = engine.analyse(DIFFERENTIATED_BELOW, path)
+    assert [(f.code, f.span.line) for f in before.findings] == [("PAL508", 25)]
+    text = DIFFERENTIATED_BELOW.replace(*edit)
+    after = engine.analyse(text, path)
+    assert _signature(after) == _signature(default_engine().analyse(text, path))
+    assert [(f.code, f.span.line) for f in after.findings] == [("PAL508", text.count("\n"))]

@@ -106,6 +106,12 @@ def _transform_key(transforms) -> tuple:
     return tuple((t.api, id(t.site.node)) for t in transforms)
 
 
+def _transform_positions(transforms) -> tuple:
+    """Where the transformations reaching a launch are written: what a report about them
+    underlines, in this module or the one that applies them."""
+    return tuple((t.span, t.through) for t in transforms)
+
+
 def _moved(launch: Launch, layout: Layout, index: ModuleIndex) -> Launch:
     def span(s: Span) -> Span:
         d = layout.shift_for(s.line, index)
@@ -345,6 +351,9 @@ class Engine:
                 launches.append(found)
                 kept.append(e)
         # 2. Contexts and reach of the launches found now.
+        # (Module-wide facts: what they read belongs to no one launch, and the kept launches
+        # they concern are checked against them below.)
+        self._recording(ev, index, None)
         resolver.launches = launches
         lowered = resolver._lowered_launches()
         transformed = resolver.transforms.transformed(launches)
@@ -359,6 +368,10 @@ class Engine:
                 if _transform_key(now) != _transform_key(e.launch.transforms):
                     memo.entries = {}
                     return self._collect(index, ev, rules, memo, options)
+                if _transform_positions(now) != _transform_positions(e.launch.transforms):
+                    # The same transformations, moved (their blocks are no read of the launch,
+                    # so its layout does not see it): its kept reports underline the old lines.
+                    e.candidates = None
                 e.launch.transforms = now
         live = {id(e) for e in kept}
         for e in computed:
