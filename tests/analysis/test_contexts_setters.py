@@ -37,6 +37,16 @@ def make_doubler():
                      scratch_types=[pltpu.VMEM((8, 128), jnp.float32)])
 '''
 
+_DOUBLE = _HBM_BODY.split("\n\n\ndef make_doubler")[0] + "\n"
+_BARE_FACTORY = '''
+
+def make_scaler(rows):
+    """A doubling kernel over `rows` rows."""
+    return pl.kernel(double, out_type=jax.ShapeDtypeStruct((rows, 128), jnp.float32),
+                     mesh=pltpu.create_tensorcore_mesh("core", num_cores=1),
+                     scratch_types=[pltpu.VMEM((rows, 128), jnp.float32)])
+'''
+
 CASES = {
     # --- a set_ call made through helpers ---------------------------------------------------
     "set_in_a_helper_two_calls_down": _PREFETCH + f'''
@@ -164,6 +174,50 @@ def main():
         doubler = make_doubler()
     print(doubler(X)[0, :2])
 ''',
+    # --- built earlier in the function that applies it in the force_ block: the fix moves
+    # the build in (each *_moved_in case is its *_earlier case with the PAL511 fix applied)
+    "pl_kernel_built_earlier_in_the_function": _DOUBLE + '''
+
+def main():
+    rows = 8
+    doubler = pl.kernel(double, out_type=jax.ShapeDtypeStruct((rows, 128), jnp.float32),
+                        mesh=pltpu.create_tensorcore_mesh("core", num_cores=1),
+                        scratch_types=[pltpu.VMEM((rows, 128), jnp.float32)])
+    scale = 3.0
+    with pltpu.force_tpu_interpret_mode():  # PAL511
+        y = doubler(X * scale)
+    print(y[0, :2])
+''',
+    "pl_kernel_built_earlier_moved_in": _DOUBLE + '''
+
+def main():
+    rows = 8
+    scale = 3.0
+    with pltpu.force_tpu_interpret_mode():
+        doubler = pl.kernel(double, out_type=jax.ShapeDtypeStruct((rows, 128), jnp.float32),
+                            mesh=pltpu.create_tensorcore_mesh("core", num_cores=1),
+                            scratch_types=[pltpu.VMEM((rows, 128), jnp.float32)])
+        y = doubler(X * scale)
+    print(y[0, :2])
+''',
+    "pl_kernel_from_a_bare_factory_earlier": _DOUBLE + _BARE_FACTORY + '''
+
+def main():
+    scaler = make_scaler(8)
+    if X.shape[0] == 8:
+        with pltpu.force_tpu_interpret_mode():  # PAL511
+            out = scaler(X)
+            print(out[0, :2])
+''',
+    "pl_kernel_from_a_bare_factory_moved_in": _DOUBLE + _BARE_FACTORY + '''
+
+def main():
+    if X.shape[0] == 8:
+        with pltpu.force_tpu_interpret_mode():
+            scaler = make_scaler(8)
+            out = scaler(X)
+            print(out[0, :2])
+''',
     # --- a launch nested in another kernel -------------------------------------------------
     "nested_launch_reads_outer_scratch": '''
 
@@ -246,3 +300,56 @@ def test_a_nested_launch_names_the_outer_kernels_scratch_as_where_the_ref_is_mad
     assert "memory space vmem" in f.message
     (rel,) = f.related[-1:]
     assert "pltpu.VMEM((8, 128), jnp.float32)" in src.splitlines()[rel.span.line - 1]
+
+
+# The PAL511 build-in-context fix of each case, and the case it gives (run clean by the oracle).
+BUILD_FIXED = {"pl_kernel_built_earlier_in_the_function": "pl_kernel_built_earlier_moved_in",
+               "pl_kernel_from_a_bare_factory_earlier": "pl_kernel_from_a_bare_factory_moved_in"}
+BUILD_TITLE = "Build `{}` inside the interpret-mode `with` block"
+
+
+def build_fixed(src: str) -> str | None:
+    """``src`` with PAL511's build-in-context fix applied (None: not offered)."""
+    from pallas_lsp.analysis.edits import apply_edits
+
+    (f,) = [f for f in analyse(src, "/tmp/setters.py", backends=CPU).findings if f.code == "PAL511"]
+    fixes = [x for x in f.fixes if x.title.startswith(BUILD_TITLE.split("`")[0])]
+    return apply_edits(src, fixes[0].edits) if fixes else None
+
+
+@pytest.mark.parametrize("name", sorted(BUILD_FIXED))
+def test_a_build_earlier_in_the_function_moves_into_the_block(name):
+    fixed = build_fixed(program(name))
+    assert fixed is not None
+    assert fixed.replace("  # PAL511", "") == program(BUILD_FIXED[name])
+    assert found(fixed, CPU) == []
+
+
+_EARLIER = program("pl_kernel_built_earlier_in_the_function")
+_FACTORY = program("pl_kernel_from_a_bare_factory_earlier")
+
+
+@pytest.mark.parametrize("src", [
+    # used after the block too: built inside, that use would run interpreted as well
+    _EARLIER.replace("    print(y[0, :2])\n", "    print(y[0, :2], doubler(X)[0, :2])\n"),
+    # a name the build reads is bound again after it: moved, the build would read the new value
+    _EARLIER.replace("    scale = 3.0\n", "    scale = 3.0\n    rows = 16\n"),
+    # ... or changed in place
+    _EARLIER.replace("    rows = 8\n", "    rows = [8]\n").replace("(rows, 128)", "(rows[0], 128)")
+    .replace("    scale = 3.0\n", "    scale = 3.0\n    rows[0] = 16\n"),
+    # the build calls the author's own function: moved, that call would run later
+    _EARLIER.replace("    rows = 8\n", "    rows = row_count()\n").replace("(rows, 128)", "(row_count(), 128)")
+    + "\n\ndef row_count():\n    return 8\n",
+    # built in a branch: the block may run without it
+    _EARLIER.replace("    doubler = pl.kernel(", "    if rows:\n     doubler = pl.kernel(")
+    .replace("                        mesh=", "                         mesh=")
+    .replace("                        scratch_types=", "                         scratch_types="),
+    # the factory does more than build: moving its call moves that too
+    _FACTORY.replace('    """A doubling kernel over `rows` rows."""\n', '    print("building")\n'),
+    # a cached factory hands back the launch it built outside the block
+    _FACTORY.replace("def make_scaler(", "@functools.cache\ndef make_scaler("),
+], ids=["used-after", "rebound-after", "changed-in-place", "calls-own-function", "built-in-a-branch",
+        "factory-does-more", "cached-factory"])
+def test_a_build_is_not_moved_where_it_would_mean_another_thing(src):
+    assert [c for c, _ in found(src, CPU)] == ["PAL511"]
+    assert build_fixed(src) is None

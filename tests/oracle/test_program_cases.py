@@ -58,3 +58,13 @@ def test_the_program_cases_are_what_jax_does(case: Case, oracle) -> None:
     rec = RECORD_OF.get(code) or _record_reported(prog.text, code)
     assert res.outcome == "raises", res.describe()
     assert res.error_class == rec.error_class and rec.message_pattern.fullmatch(res.first_line or ""), res.describe()
+
+
+@pytest.mark.parametrize("name", sorted(test_contexts_setters.BUILD_FIXED))
+def test_the_build_moved_into_the_force_block_runs_clean(name: str, oracle) -> None:
+    """PAL511's fix for a launch built earlier in the function that applies it in the block,
+    applied by the analyser itself, then run."""
+    fixed = test_contexts_setters.build_fixed(test_contexts_setters.program(name))
+    assert fixed is not None
+    res = oracle.result(Program(f"setters_{name}_fixed.py", fixed))
+    assert res.outcome == "clean", res.describe()

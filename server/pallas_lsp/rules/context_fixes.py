@@ -7,7 +7,8 @@ when it is called (``plgpu.kernel``). Where the read that escapes the context ma
 statement right after the ``with`` block (a ``plgpu.kernel`` built inside and called just
 after, or a jitted launcher's second call), moving those statements into the block is what ran
 clean under jax 0.12 (KINDS.md). A build that happened before the block (read when built) is
-not moved, it may serve other code: a copy of it opens the block (:func:`build_in_context`).
+moved into it when it is earlier in the same function and serves only the block; one made
+elsewhere may serve other code: a copy of it opens the block (:func:`build_in_context`).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..analysis.contexts import CPU_HOST_REASONS
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import add_kwarg, siblings_of, spans_a_string, statement_of, value_in_module
 from ..analysis.launches import applied_at
+from ..analysis.evaluate import FuncVal
 from ..analysis.module import Span
 from ..analysis.rule_api import Hit
 from ..analysis.scopes import CallSite
@@ -108,46 +110,178 @@ def _holds(stmt: ast.stmt, node: ast.AST) -> bool:
 
 def build_in_context(hit: Hit, title: str, safe: bool) -> Fix | None:
     """A launch read when built (``pl.pallas_call``, ``pl.kernel``), bound to a name before the
-    ``with force_*_interpret_mode():`` block of a function that calls it there: a copy of that
-    build as the block's first statement (the fix that ran clean under jax 0.12). The build
-    itself stays, for whatever else uses it. Only where the copy means the same thing: the
-    block is in a function whose every use of the name is inside it, that binds none of the
-    names the build reads, all in the hit's module; ``{name}`` in the title is the name."""
+    ``with force_*_interpret_mode():`` block of a function that applies it there: the build
+    made the block's first statement (the fix that ran clean under jax 0.12). ``{name}`` in
+    the title is the name. Only where the build, run there, means the same thing:
+
+    * built in the same function, earlier (in the statement list that holds the block, or one
+      around it): the build statement *moves*. It is the name's one binding, every other use
+      is inside the block, no name it reads is bound or written to after it, and each call it
+      makes is a library's (nothing of the author's that the move would run later);
+    * built elsewhere (module level): a *copy* opens the block, the build itself stays for
+      whatever else uses it; the function uses the name inside the block only and binds none
+      of the names the build reads.
+
+    A build made by a factory (``k = make()``, ``make`` returning the build) is moved the same
+    way when ``make`` does nothing else and is not decorated (a cache would hand back the launch
+    built outside); it is not copied."""
     index, ctx, launch = hit.index, hit.context, hit.launch
     span = ctx.host_span
     if span is None or launch.api.reads_mode_at != "build" or index.path_of(launch.site.scope) != index.path:
         return None
-    build = statement_of(launch.site)
-    if not (isinstance(build, ast.Assign) and build.value is launch.site.node and len(build.targets) == 1
-            and isinstance(build.targets[0], ast.Name)) or spans_a_string(build):
-        return None
-    name = build.targets[0].id
     marked = _call_at(hit, span)
     block = statement_of(marked) if marked is not None else None
     scope = marked.scope if marked is not None else None
     if not (isinstance(block, ast.With) and scope is not None and scope.kind == "function"
-            and _is_setter_with(hit, block, scope) and block.body) or scope is launch.site.scope:
+            and _is_setter_with(hit, block, scope) and block.body):
         return None
     fn = scope.node
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return None
+    built = _built_in(hit, block, scope)
+    if built is None:
+        return None
+    build, build_scope, name = built
     inside = {id(n) for s in block.body for n in ast.walk(s)}
-    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    target = build.targets[0]
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and n is not target]
     if not uses or any(id(n) not in inside for n in uses):
-        return None  # (used outside the block: the copy would change what those calls run)
+        return None  # (used outside the block: the build there would change what those calls run)
     reads = {n.id for n in ast.walk(build.value) if isinstance(n, ast.Name)}
-    bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    bound |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
-    if name in bound or reads & bound or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+    if build_scope is scope:
+        moved = _moved_into(hit, build, block, scope, name, reads)
+        if moved is None:
+            return None
+        edits = moved
+    else:
+        if not isinstance(build.value, ast.Call) or build.value is not launch.site.node:
+            return None  # (a factory's call is not copied: it may do more than build)
+        bound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        bound |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+        if name in bound or reads & bound:
+            return None
+        text = _statement_text(index, build, build_scope)
+        at = _line_start_of(index, block.body[0], scope)
+        if text is None or at is None:
+            return None
+        edits = (TextEdit(Span(at[0], 0, at[0], 0), _indented(text, at[1])),)
+    return Fix(title.replace("{name}", name), edits, preferred=safe, safe=safe)
+
+
+def _built_in(hit: Hit, block: ast.With, scope) -> tuple[ast.Assign, object, str] | None:
+    """The statement that binds the launch the block applies to one name, its scope and the
+    name: ``k = pl.kernel(...)`` itself, or ``k = make()`` in the block's function where
+    ``make`` only returns the build."""
+    launch = hit.launch
+    stmt = statement_of(launch.site)
+    if _binds_one_name(stmt) and stmt.value is launch.site.node:
+        return stmt, launch.site.scope, stmt.targets[0].id
+    factory = launch.site.scope
+    node = factory.node
+    if not (isinstance(stmt, ast.Return) and stmt.value is launch.site.node and factory.kind == "function"
+            and isinstance(node, ast.FunctionDef) and not node.decorator_list):
         return None
+    body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+    if body != [stmt]:
+        return None  # (the factory does more than build: moving its call would move that too)
+    applied = {cs.node.func.id for cs in applied_at(hit.ev, launch, handed_on=True)
+               if cs.scope is scope and isinstance(cs.node.func, ast.Name) and _holds(block, cs.node)}
+    if len(applied) != 1:
+        return None
+    (name,) = applied
+    binds = [s for s in ast.walk(scope.node) if isinstance(s, ast.Assign)
+             and any(isinstance(n, ast.Name) and n.id == name for t in s.targets for n in ast.walk(t))]
+    if len(binds) != 1 or not _binds_one_name(binds[0]) or not isinstance(binds[0].value, ast.Call):
+        return None
+    callee = hit.ev.value(binds[0].value.func, scope)
+    if not (isinstance(callee, FuncVal) and callee.scope is factory):
+        return None
+    return binds[0], scope, name
+
+
+def _moved_into(hit: Hit, build: ast.Assign, block: ast.With, scope, name: str, reads: set[str]):
+    """The edits that move ``build`` (in the block's own function) to the block's first
+    statement, or None where the build would not mean the same thing there."""
+    index, fn = hit.index, scope.node
+    body = siblings_of(_Site(build, scope), build)
+    if body is None:
+        return None
+    at = next(i for i, s in enumerate(body) if s is build)
+    # Run before the block whatever happens: in the list that holds it or one around it.
+    if not any(_holds(s, block) for s in body[at + 1:]):
+        return None
+    after = (build.end_lineno or build.lineno, build.end_col_offset or 0)
+    for n in ast.walk(fn):
+        if n is build or (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)) <= after:
+            continue
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in reads | {name}:
+            return None  # (rebound after the build: read elsewhere than it was)
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load) \
+                and _base_name(n) in reads:
+            return None  # (a value the build reads, changed in place after it)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name in reads:
+            return None
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name).split(".")[0] in reads
+                                                               for a in n.names):
+            return None
+    # Every call the build makes is a library's: running it later runs nothing of the author's.
+    calls = [c for c in ast.walk(build.value) if isinstance(c, ast.Call)]
+    factory_call = build.value if build.value is not hit.launch.site.node else None
+    for c in calls:
+        if c is not factory_call and hit.ev.ext_name(hit.ev.value(c.func, scope)) is None:
+            return None
+    text = _statement_text(index, build, scope)
+    first = _line_start_of(index, block.body[0], scope)
+    where = index.span(build, scope)
+    if text is None or first is None:
+        return None
+    return (TextEdit(Span(where.line, 0, where.end_line + 1, 0), ""),
+            TextEdit(Span(first[0], 0, first[0], 0), _indented(text, first[1])))
+
+
+class _Site:
+    """A statement's position as ``siblings_of`` asks for it (a scope and a node)."""
+
+    def __init__(self, node: ast.AST, scope) -> None:
+        self.node, self.scope = node, scope
+
+
+def _binds_one_name(stmt) -> bool:
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _base_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _statement_text(index, stmt: ast.stmt, scope) -> list[str] | None:
+    """The statement's lines, less their indentation, where it has its lines to itself (nothing
+    before it on its first line, nothing but a comment after it) and no string spans them."""
+    where = index.span(stmt, scope)
     lines = index.lines()
-    first, last = index.span(build, launch.site.scope), index.span(build, launch.site.scope).end_line
-    body_at = index.span(block.body[0], scope)
-    col = first.col
-    text = lines[first.line - 1:last]
-    if any(line.strip() and not line.startswith(" " * col) for line in text):
+    text = lines[where.line - 1:where.end_line]
+    col = where.col
+    if spans_a_string(stmt) or text[0][:col].strip() or text[-1][where.end_col:].strip()[:1] not in ("", "#") \
+            or any(line.strip() and not line.startswith(" " * col) for line in text):
         return None
-    copied = "".join(" " * body_at.col + line[col:] + "\n" if line.strip() else "\n" for line in text)
-    return Fix(title.replace("{name}", name), (TextEdit(Span(body_at.line, 0, body_at.line, 0), copied),),
-               preferred=safe, safe=safe)
+    return [line[col:] for line in text]
+
+
+def _line_start_of(index, stmt: ast.stmt, scope) -> tuple[int, int] | None:
+    """The statement's line and column where it starts its line (a block's body written on the
+    ``with`` line has no line to insert before)."""
+    where = index.span(stmt, scope)
+    return None if index.lines()[where.line - 1][:where.col].strip() else (where.line, where.col)
+
+
+def _indented(text: list[str], col: int) -> str:
+    return "".join(" " * col + line + "\n" if line.strip() else "\n" for line in text)
 
 
 # An interpret value written before `or` needs no parentheses if it is one of these.
