@@ -236,3 +236,56 @@ def test_a_new_script_calling_the_reexported_launcher_is_seen(tmp_path):
     shutil.copy(REEXPORT_WS / "run_square.py", ws / "run_new.py")
     prog.files_changed()
     assert [f.code for f in e.analyse_in(prog, helper).findings] == ["PAL001"]
+
+
+_DEBUG_MODES = '''from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def debug_on_laptop():
+    plgpu.set_gpu_interpret_mode()
+'''
+_SHIFT = '''import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+from debug_modes import debug_on_laptop
+
+X = jnp.zeros((8, 128), jnp.float32)
+OFFSETS = jnp.zeros((2,), jnp.int32)
+
+
+def shift_kernel(offsets_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] - 1.0
+
+
+def shifted(x):
+    debug_on_laptop()
+    spec = pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,))
+    return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+if __name__ == "__main__":
+    print(shifted(X)[0, :2])
+'''
+# The helper called after the build: the launch was built interpreting already (interpret=True),
+# the mode set later reaches no build. (Both run so under jax 0.12.0.1: the first raises
+# NotImplementedError: Scalar arguments not (yet) supported on GPU, this one prints [-1. -1.].)
+_SHIFT_SET_AFTER = _SHIFT.replace("    debug_on_laptop()\n", "").replace(
+    "    return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)\n",
+    "    out = pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=True)(OFFSETS, x)\n"
+    "    debug_on_laptop()\n    return out\n")
+
+
+@pytest.mark.parametrize("shift, want", [(_SHIFT, [("PAL108", 17)]), (_SHIFT_SET_AFTER, [])],
+                         ids=["set-before-the-build", "set-after-the-build"])
+def test_a_mode_set_by_a_helper_in_another_module_is_the_mode_the_launch_reads(tmp_path, shift, want):
+    (tmp_path / "debug_modes.py").write_text(_DEBUG_MODES)
+    (tmp_path / "shift.py").write_text(shift)
+    prog = Program(tmp_path)
+    r = default_engine().analyse_in(prog, str(tmp_path / "shift.py"), backends=("cpu",))
+    assert [(f.code, f.span.line) for f in r.findings] == want
+    for f in r.findings:
+        assert any(rel.path == str(tmp_path / "debug_modes.py") and rel.span.line == 5 for rel in f.related)
+    # Open alone, the helper's module shows where it decides the mode (a secondary finding).
+    helper = default_engine().analyse_in(prog, str(tmp_path / "debug_modes.py"), backends=("cpu",))
+    assert [(f.code, f.span.line, f.secondary) for f in helper.findings] == [(c, 5, True) for c, _ in want]

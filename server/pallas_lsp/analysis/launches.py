@@ -550,6 +550,10 @@ class Setter:
     points: tuple = ()
 
 
+_SETTER_WORDS = frozenset({"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
+                           "set_tpu_interpret_mode"})
+
+
 class ContextResolver:
     def __init__(self, index: ModuleIndex, ev: Evaluator, launches: list[Launch]) -> None:
         self.index = index
@@ -568,37 +572,65 @@ class ContextResolver:
     # --- force/set ------------------------------------------------------------------------
     def _find_setters(self) -> list[Setter]:
         """The force_ blocks and set_ calls that put launches in an interpret mode (the
-        resets, set_ calls that turn it off, go to ``self._resets``)."""
-        out: list[Setter] = []
+        resets, set_ calls that turn it off, go to ``self._resets``): this module's, and those
+        of helpers in the workspace modules it imports that take effect here (a helper in
+        ``debug_utils.py`` calling ``set_gpu_interpret_mode()``, called before a build here)."""
         self._resets: list[Setter] = []
-        names = {"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
-                 "set_tpu_interpret_mode"}
-        for _, bp in self.index.parses:
+        out = self._setters_in(self.index, self.ev)
+        program = self.ev.program
+        if program is None or not self.index.path:
+            return out
+        for path in sorted(program.imports_with_packages(self.index.path)):
+            if path == self.index.path or not program.mentions(path, _SETTER_WORDS):
+                continue
+            index, ev = program.index(path), program.evaluator(path)
+            if index is None or ev is None:
+                continue
+            resets_before = len(self._resets)
+            found = [s for s in self._setters_in(index, ev) if self._takes_effect_here(s)]
+            self._resets[resets_before:] = [s for s in self._resets[resets_before:] if self._takes_effect_here(s)]
+            out += found
+        return out
+
+    def _takes_effect_here(self, setter: Setter) -> bool:
+        """Whether another module's setter reaches this module: a call here leads to the set_,
+        or a `with` here enters the force_ block."""
+        if setter.kind == "with":
+            return self.index.path_of(setter.with_site.scope) == self.index.path
+        return any(self.index.path_of(point.scope) == self.index.path for point, _ in setter.points)
+
+    def _setters_in(self, index: ModuleIndex, ev: Evaluator) -> list[Setter]:
+        """The setters written in one module (``index``, read with its own evaluator)."""
+        out: list[Setter] = []
+        names = set(_SETTER_WORDS)
+        for _, bp in index.parses:
             names.update(_setter_import_names(bp))
-        for cs in self.index.calls_to(names):
-            fn = self.ev.ext_name(self.ev.value(cs.node.func, cs.scope, self.ev.order_of(cs)))
+        elsewhere = index.path != self.index.path
+        for cs in index.calls_to(names):
+            fn = ev.ext_name(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
             if fn not in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET, api.FORCE_TPU_INTERPRET,
                           api.SET_TPU_INTERPRET):
                 continue
             gpu = fn in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET)
-            params = self.ev.posarg(cs, 0)
+            params = ev.posarg(cs, 0)
             if params is None:
-                params = self.ev.kwarg(cs, "params")
-            span = self.index.span(cs.node, cs.scope)
+                params = ev.kwarg(cs, "params")
+            span = index.span(cs.node, cs.scope)
             short = ("plgpu." if gpu else "pltpu.") + cs.callee_last + "()"
+            where = Evidence(span, short, index.path if elsewhere else None)
             setting = fn in (api.SET_GPU_INTERPRET, api.SET_TPU_INTERPRET)
             if params is None:
-                ctx = Context(Mode.GPU_INTERPRET if gpu else Mode.TPU_INTERPRET, (Evidence(span, short),),
+                ctx = Context(Mode.GPU_INTERPRET if gpu else Mode.TPU_INTERPRET, (where,),
                               inline_mgpu="error", forced=True, params_site=cs)
             else:
-                ctx = self.classify(params, cs.scope, self.ev.order_of(cs), span, short)
+                ctx = self.classify(params, cs.scope, ev.order_of(cs), span, short)
                 if ctx is None or ctx.mode in (Mode.UNKNOWN,):
                     continue
                 if not ctx.mode.is_interpret:
                     if setting:  # set_*(None): interpret mode off again from here on
                         self._resets.append(Setter(cs, "reset", None, points=self._set_points(cs)))
                     continue  # force_*(None): no forcing
-                ctx = Context(ctx.mode, (Evidence(span, short),) + ctx.evidence[1:], ctx.certain, ctx.inline_mgpu,
+                ctx = Context(ctx.mode, (where,) + ctx.evidence[1:], ctx.certain, ctx.inline_mgpu,
                               forced=True, params_site=ctx.params_site)
             if setting:
                 out.append(Setter(cs, "set", ctx, points=self._set_points(cs)))
