@@ -59,6 +59,7 @@ class ParamVal(Value):
 @dataclass(eq=False)
 class TupleVal(Value):
     items: tuple[tuple[ast.expr, Scope, Order], ...]
+    frames: "Frames" = ()  # what the items' parameters hold (see Frame)
 
 
 @dataclass(eq=False)
@@ -68,6 +69,9 @@ class CallVal(Value):
     func: Value
     site: CallSite
     order: Order = None
+    # What the parameters the call's arguments mention hold, where the analysis followed a
+    # call into the function the site is in (a helper's ``pl.BlockSpec(memory_space=space)``).
+    frames: "Frames" = ()
 
 
 @dataclass(eq=False)
@@ -97,6 +101,35 @@ class ModVal(Value):
 @dataclass(eq=False)
 class Unknown(Value):
     reason: str = ""
+
+
+@dataclass(eq=False)
+class Frame:
+    """One run of a local function as the analysis followed it: which call filled its
+    parameters (``invocation``; None when an API calls it, as ``run_scoped`` does its body), or,
+    for a decorator, the function it decorates (``applied_to``, its first parameter). A
+    parameter's argument is read in the frames of the caller (``caller``), its default in the
+    frames of the functions the def is nested in (``closure``)."""
+
+    target: Scope
+    invocation: "Invocation | None"
+    caller: "Frames" = ()
+    closure: "Frames" = ()
+    applied_to: Value | None = None
+
+
+# The frames code is read in, innermost function first, then the functions it is nested in.
+Frames = tuple[Frame, ...]
+
+
+def closure_of(target: Scope, frames: Frames) -> Frames:
+    """The frames of the functions ``target`` is nested in (its closure's parameters)."""
+    ancestors: set[int] = set()
+    s = target.parent
+    while s is not None:
+        ancestors.add(id(s))
+        s = s.parent
+    return tuple(f for f in frames if id(f.target) in ancestors)
 
 
 UNKNOWN = Unknown()
@@ -142,6 +175,8 @@ class Evaluator:
         self._callers: dict[int, tuple[list[Invocation], Deps | None, frozenset[str]]] = {}
         self._star_names: dict[str, Binding | None] = {}  # names star imports of workspace modules give
         self._star_deps: dict[str, frozenset[str]] = {}  # what each of those consulted
+        # The frames parameters are read in (see Frame, within): () reads them as parameters.
+        self.frames: Frames = ()
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
 
@@ -155,6 +190,42 @@ class Evaluator:
             return self
         ev = self.program.evaluator(path)  # type: ignore[attr-defined]
         return ev if ev is not None else self
+
+    @contextmanager
+    def within(self, frames: Frames) -> Iterator[None]:
+        """Read parameters as the given frames fill them (a helper's parameter as the call the
+        analysis followed into it passes it)."""
+        outer = self.frames
+        self.frames = frames
+        try:
+            yield
+        finally:
+            self.frames = outer
+
+    def argument_for(self, scope: Scope, name: str) -> tuple[ast.expr, Scope, Order, Frames] | None:
+        """(node, scope, order, frames to read it in) of what the current frames pass for
+        parameter ``name`` of ``scope``, or None (no frame of that function, or it cannot tell)."""
+        for f in self.frames:
+            if f.target is not scope:
+                continue
+            if f.invocation is None:
+                return None
+            b = self.bind_param(f.invocation, name)
+            if b is None or b.node is None or b.scope is None:
+                return None
+            return b.node, b.scope, b.order, (f.closure if b.default else f.caller)
+        return None
+
+    def _bound_param(self, scope: Scope, name: str) -> Value | None:
+        for f in self.frames:
+            if f.target is scope and f.applied_to is not None and scope.params and scope.params[0][0] == name:
+                return f.applied_to  # (a decorator's first parameter: the decorated function)
+        got = self.argument_for(scope, name)
+        if got is None:
+            return None
+        node, s, order, frames = got
+        with self.within(frames):
+            return self.value(node, s, order)
 
     # --- ordering -------------------------------------------------------------------
     def order_of(self, item: CallSite | DecoratorSite | Binding) -> Order:
@@ -214,7 +285,8 @@ class Evaluator:
         if node is None:
             return UNKNOWN
         if (o := self.other(scope)) is not self:
-            return o.value(node, scope, order)
+            with o.within(self.frames):
+                return o.value(node, scope, order)
         if self.deps is not None:
             self.deps.read(scope)
         box = self._depth_box
@@ -261,7 +333,7 @@ class Evaluator:
         if t in (ast.Tuple, ast.List):
             if any(isinstance(e, ast.Starred) for e in node.elts):  # type: ignore[attr-defined]
                 return Unknown("starred")
-            return TupleVal(tuple((e, scope, order) for e in node.elts))  # type: ignore[attr-defined]
+            return TupleVal(tuple((e, scope, order) for e in node.elts), self.frames)  # type: ignore[attr-defined]
         if t is ast.Lambda:
             sc = self._scope_of_node(node, scope)
             return FuncVal(sc) if sc is not None else UNKNOWN
@@ -297,7 +369,7 @@ class Evaluator:
         if isinstance(func, Ext) and func.name == api.PARTIAL and node.args and \
                 not isinstance(node.args[0], ast.Starred):
             return PartialVal(self.value(node.args[0], scope, order), site)
-        return CallVal(func, site, order)
+        return CallVal(func, site, order, self.frames)
 
     def enclosing_class(self, method: Scope) -> Scope | None:
         """The class a method is defined in (``self``'s class)."""
@@ -341,7 +413,8 @@ class Evaluator:
         scope = b.scope
         assert scope is not None
         if (o := self.other(scope)) is not self:
-            return o.binding_value(b, order)
+            with o.within(self.frames):
+                return o.binding_value(b, order)
         if self.deps is not None:
             self.deps.read(scope)
         if b.kind == "import":
@@ -351,7 +424,8 @@ class Evaluator:
                     return v
             return Ext(api.canonical(b.qualified)) if not b.qualified.startswith(".") else Ext(b.qualified)
         if b.kind == "param":
-            return ParamVal(scope, b.name)
+            bound = self._bound_param(scope, b.name) if self.frames else None
+            return bound if bound is not None else ParamVal(scope, b.name)
         if b.kind in ("def", "class"):
             target = self._scope_of_node(b.node, scope)
             if target is None:
@@ -534,7 +608,8 @@ class Evaluator:
             self._consulted_again(hit[2])
             return hit[0]
         cache[id(target)] = (pending, None, frozenset())
-        with self._recording() as sub, self._consulting() as consulted:
+        # (Facts kept for every asker are read with no frames: parameters as parameters.)
+        with self._recording() as sub, self._consulting() as consulted, self.within(()):
             v = compute()
         cache[id(target)] = (v, sub, frozenset(consulted))
         return v
@@ -635,6 +710,92 @@ class Evaluator:
                 v = self.value(v.site.positional[0], v.site.scope, self.order_of(v.site))
             else:
                 return None
+        return None
+
+    def is_api_decorator(self, d: Value) -> bool:
+        """Whether a decorator is a JAX/library API (``jax.jit``, ``functools.partial(jax.jit,
+        ...)``, ``pl.when(c)``...), which the analysis sees through, not a local function."""
+        if isinstance(d, PartialVal):
+            d = d.func
+        return self.ext_name(d) is not None or self.called_api(d) is not None
+
+    def made_by(self, v: Value, frames: Frames = (), depth: int = 0) -> list[tuple[Scope, Frames]]:
+        """The local functions a callable value is, each with the frames of the functions it
+        is nested in: a def; what a local factory call returns (``make(2)``: its parameters as
+        that call passes them); what a local decorator or decorator factory makes of a def
+        (``@scoped(pltpu.VMEM(...), collective_axes="x")``: the wrapper it returns). ``frames``:
+        those the value's expressions are read in. API decorators are seen through."""
+        if depth > 6:
+            return []
+        if isinstance(v, FuncVal):
+            return [(v.scope, closure_of(v.scope, frames))]
+        if isinstance(v, PartialVal):
+            return self.made_by(v.func, frames, depth + 1)
+        if isinstance(v, CallVal):
+            if self.called_api(v) == api.JIT and v.site.positional:
+                return self.made_by(self.value(v.site.positional[0], v.site.scope, self.order_of(v.site)),
+                                    frames, depth + 1)
+            out: list[tuple[Scope, Frames]] = []
+            for factory, closure in self.made_by(v.func, frames, depth + 1):
+                made = Frame(factory, Invocation(v.site, factory, "direct"), frames, closure)
+                out += self._functions_returned(factory, (made,) + closure, depth)
+            return out
+        if isinstance(v, Decorated):
+            if self.is_api_decorator(v.decorator):
+                return self.made_by(v.inner, frames, depth + 1)
+            out = []
+            for deco, closure in self.made_by(v.decorator, frames, depth + 1):
+                applied = Frame(deco, None, frames, closure, applied_to=v.inner)
+                out += self._functions_returned(deco, (applied,) + closure, depth)
+            return out
+        return []
+
+    def _functions_returned(self, fn: Scope, frames: Frames, depth: int) -> list[tuple[Scope, Frames]]:
+        out: list[tuple[Scope, Frames]] = []
+        for r in fn.returns:
+            with self.within(frames):
+                rv = self.value(r, fn, None)
+            out += self.made_by(rv, frames, depth + 1)
+        return out
+
+    def returned(self, v: Value, depth: int = 0) -> Value:
+        """What a call of a small local helper gives (``spec(pltpu.SMEM)`` where ``def
+        spec(space): return pl.BlockSpec(memory_space=space)``): its return expression, read
+        with the parameters this call passes (values made there carry those frames). Only a
+        helper whose body is assignments and one final return is read; other values as they are."""
+        while isinstance(v, CallVal) and depth < 4:
+            depth += 1
+            fn = self.function_of(v.func) if isinstance(v.func, FuncVal) else None
+            if fn is None or not _plain_helper(fn):
+                return v
+            frame = Frame(fn, Invocation(v.site, fn, "direct"), v.frames, closure_of(fn, v.frames))
+            with self.within((frame,) + frame.closure):
+                v = self.value(fn.returns[0], fn, None)
+        return v
+
+    def call_argument(self, site: CallSite, position: int | None, keyword: str | None
+                      ) -> tuple[ast.expr, Scope, Order] | None:
+        """(node, scope, order) of the argument passed at ``position`` or as ``keyword=`` to
+        the call at ``site``, counting what a ``functools.partial`` the callee is bound
+        (``scoped = partial(pl.run_scoped, collective_axes="x")``; ``scoped(body, ...)``)."""
+        order = self.order_of(site)
+        positional: list[tuple[ast.expr, Scope, Order]] = [(a, site.scope, order) for a in site.positional]
+        keywords = {k: (a, site.scope, order) for k, a in site.keywords.items()}
+        star = site.has_star
+        v = self.value(site.node.func, site.scope, order)
+        for _ in range(4):
+            if not isinstance(v, PartialVal):
+                break
+            psite, po = v.site, self.order_of(v.site)
+            positional = [(a, psite.scope, po) for a in psite.positional[1:]] + positional
+            for k, a in psite.keywords.items():
+                keywords.setdefault(k, (a, psite.scope, po))  # (the call's own keywords win)
+            star = star or psite.has_star
+            v = v.func
+        if keyword is not None and keyword in keywords:
+            return keywords[keyword]
+        if position is not None and not star and 0 <= position < len(positional):
+            return positional[position]
         return None
 
     def functions_of(self, v: Value, depth: int = 0, via: tuple = ()) -> list[Scope]:
@@ -868,6 +1029,19 @@ class Evaluator:
         return ArgBinding(pdefault, target.parent, None, default=True) if pdefault is not None else None
 
 
+def _plain_helper(fn: Scope) -> bool:
+    """A def whose body is assignments (and a docstring) then one return: what it returns can
+    be read without running it."""
+    node = fn.node
+    if not isinstance(node, ast.FunctionDef) or not node.body or len(fn.returns) != 1:
+        return False
+    *rest, last = node.body
+    if not isinstance(last, ast.Return) or last.value is not fn.returns[0]:
+        return False
+    return all(isinstance(st, (ast.Assign, ast.AnnAssign)) or
+               (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)) for st in rest)
+
+
 def _mention_index_of(scopes: Iterator[Scope]) -> dict[str, set[str]]:
     idx: dict[str, set[str]] = {}
     for s in scopes:
@@ -947,6 +1121,7 @@ def _names_of(node: ast.AST) -> set[str]:
 
 
 __all__ = [
-    "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "FuncVal", "Invocation", "ModVal",
+    "ArgBinding", "CallVal", "ClassVal", "Const", "Decorated", "Evaluator", "Ext", "Frame", "Frames", "FuncVal",
+    "Invocation", "ModVal", "closure_of",
     "ParamVal", "PartialVal", "TupleVal", "Unknown", "UNKNOWN", "Value", "dotted_name",
 ]

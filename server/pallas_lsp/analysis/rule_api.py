@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
 from .contexts import Context, Mode
 from .evaluate import _NO as NOT_KNOWN
-from .evaluate import CallVal, Const, Decorated, Evaluator, Ext, Order, Value
+from .evaluate import CallVal, Const, Decorated, Evaluator, Ext, Frames, Order, PartialVal, Value
 from .findings import Fix, Related
 from .module import ModuleIndex, Span
 from .scopes import CallSite, Scope
@@ -90,6 +90,16 @@ class Hit:
     def span(self) -> Span:
         return self.index.span(self.site.node, self.site.scope)
 
+    @property
+    def frames(self) -> Frames:
+        """What the parameters of the function the construct is in hold on the way the kernel
+        reached it (a helper's parameter as its caller passes it)."""
+        return self.reached.frames if self.reached is not None else ()
+
+    def reading(self):
+        """A context in which values are read as this hit's kernel runs them (its frames)."""
+        return self.ev.within(self.frames)
+
     def span_of(self, node: ast.AST, scope: Scope | None = None) -> Span:
         return self.index.span(node, scope or self.site.scope)
 
@@ -98,7 +108,11 @@ class Hit:
 
     # -- arguments of the construct's call -------------------------------------------------
     def argument(self, position: int | None = None, keyword: str | None = None) -> ast.expr | None:
-        """The argument passed at ``position`` or as ``keyword=`` (None when not passed)."""
+        """The argument passed at ``position`` or as ``keyword=`` (None when not passed).
+        (Keywords a ``functools.partial`` of the callee binds count: see Evaluator.call_argument.)"""
+        got = self.ev.call_argument(self.site, position, keyword) if self.kind == "call" else None
+        if got is not None:
+            return got[0]
         if keyword is not None:
             node = self.ev.kwarg(self.site, keyword)
             if node is not None:
@@ -108,11 +122,14 @@ class Hit:
         return None
 
     def value(self, node: ast.AST | None) -> Value:
-        return self.ev.value(node, self.site.scope, self.ev.order_of(self.site))
+        with self.reading():
+            return self.ev.value(node, self.site.scope, self.ev.order_of(self.site))
 
     def literal(self, node: ast.AST | None) -> object:
-        """The constant ``node`` is known to be (through names), or ``NOT_KNOWN``."""
-        return self.ev.const(node, self.site.scope, self.ev.order_of(self.site))
+        """The constant ``node`` is known to be (through names and the parameters the kernel's
+        calls fill), or ``NOT_KNOWN``."""
+        with self.reading():
+            return self.ev.const(node, self.site.scope, self.ev.order_of(self.site))
 
     def api_of(self, node: ast.AST | None) -> str | None:
         """The public name of what ``node`` is, or of the API it is a call of
@@ -289,9 +306,15 @@ class RuleSet:
 
 
 def call_keys(ev: Evaluator, callee: Value, func: ast.AST | None = None) -> Sequence[str]:
-    """The dispatch keys of a call of ``callee``: its public name, ``@factory`` for each
-    decorator factory a decorated function was made with, or ``.method`` for a method of a
-    value that is not a known API or function (``func``: the call's ``func`` node)."""
+    """The dispatch keys of a call of ``callee``: its public name (also through a
+    ``functools.partial`` of it: the rule reads the partial's arguments with the call's, see
+    Evaluator.call_argument), ``@factory`` for each decorator factory a decorated function was
+    made with, or ``.method`` for a method of a value that is not a known API or function
+    (``func``: the call's ``func`` node)."""
+    for _ in range(4):
+        if not isinstance(callee, PartialVal):
+            break
+        callee = callee.func
     name = ev.ext_name(callee)
     if name is not None:
         return (name,)

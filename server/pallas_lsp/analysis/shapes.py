@@ -325,6 +325,11 @@ def block_covers(ev: Evaluator, spec: Value, shape: Shape | None) -> bool | None
         return True
     if not isinstance(spec, CallVal) or ev.called_api(spec) != "jax.experimental.pallas.BlockSpec":
         return None
+    with ev.within(spec.frames):  # (a spec a helper made: its parameters as the helper's call passes them)
+        return _block_covers(ev, spec, shape)
+
+
+def _block_covers(ev: Evaluator, spec: CallVal, shape: Shape | None) -> bool | None:
     site = spec.site
     block = _arg(ev, site, 0, "block_shape")
     index_map = _arg(ev, site, 1, "index_map")

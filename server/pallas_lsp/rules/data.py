@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from ..analysis import api, shapes
 from ..analysis.launches import applied_at
 from ..analysis.contexts import CPU_HOST_REASONS, Mode
-from ..analysis.evaluate import UNKNOWN, CallVal, Const, Ext, FuncVal, Invocation, ParamVal, TupleVal, Unknown
+from ..analysis.evaluate import CallVal, Const, Ext, FuncVal, TupleVal, Unknown
 from ..analysis.findings import Fix, TextEdit
 from ..analysis.fixes import (MODULE_PLACEHOLDER, add_kwarg, call_text, new_scratch_edits, remove_kwarg,
                               statement_indent, value_in_module)
@@ -88,6 +88,10 @@ class DataRule(Rule):
         return True
 
     def check(self, hit: Hit) -> Report | None:
+        with hit.reading():  # (a helper's parameters as the calls that reached it pass them)
+            return self._check(hit)
+
+    def _check(self, hit: Hit) -> Report | None:
         d = self.detection
         site = hit.site
         launch = hit.kind == "launch"
@@ -109,13 +113,16 @@ class DataRule(Rule):
             if not isinstance(call, CallVal):
                 return None  # (an API named, not called: nothing of the code to point at)
             if d.underline is not None:
-                arg_node = _argument(hit, call.site, d.underline)
-                if arg_node is None:
-                    return None
+                with hit.ev.within(call.frames):
+                    arg_node = _argument(hit, call.site, d.underline)
+                    if arg_node is None:
+                        return None
+                    arg_node = _written_at(hit.ev, *arg_node)
             else:
                 span = hit.span_of(call.site.node, call.site.scope)
         elif d.underline is not None:
             arg_node = _argument(hit, site, d.underline, launch=launch)
+            arg_node = _written_at(hit.ev, *arg_node) if arg_node is not None else None
         if arg_node is not None:
             span = hit.span_of(arg_node[0], arg_node[1])
         fields = self._fields(hit, arg_node)
@@ -136,7 +143,9 @@ class DataRule(Rule):
             return None
         w = _witness(hit, hit.site, hit.ev.order_of(hit.site), d.where[d.underline_condition],
                      launch=hit.kind == "launch")
-        return w if isinstance(w, CallVal) else None
+        # (A call made in a helper (``return pl.BlockSpec(memory_space=space)``) is not edited:
+        # its other callers would change too.)
+        return w if isinstance(w, CallVal) and w.frames == hit.frames else None
 
     @staticmethod
     def _offered(spec: FixSpec, hit: Hit) -> bool:
@@ -156,6 +165,10 @@ class DataRule(Rule):
         return all(_holds(hit, hit.site, order, c, launch=hit.kind == "launch") for c in spec.when)
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        with hit.reading():
+            return self._fixes(hit)
+
+    def _fixes(self, hit: Hit) -> list[Fix]:
         out = []
         underlined = self._underlined_call(hit) \
             if any(f.op == "replaceCallee" or f.on_underlined for f in self.detection.fixes) else None
@@ -192,16 +205,7 @@ def _argument(hit: Hit, site: CallSite, ref: ArgRef, *, launch: bool = False):
         if grid_spec is not None:  # (JAX reads the launch's specs from its grid spec then)
             return _argument(hit, grid_spec.site, ArgRef(_GRID_SPEC_FIELDS[ref.keyword].get(
                 ev.called_api(grid_spec)), ref.keyword))
-    order = ev.order_of(site)
-    if ref.keyword is not None:
-        node = ev.kwarg(site, ref.keyword)
-        if node is not None:
-            return node, site.scope, order
-    if ref.position is not None and not site.has_star:
-        node = ev.posarg(site, ref.position)
-        if node is not None:
-            return node, site.scope, order
-    return None
+    return ev.call_argument(site, ref.position, ref.keyword)
 
 
 # What a launch's grid spec (``grid_spec=pl.GridSpec(...)``) holds in its stead, and where each
@@ -260,22 +264,22 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
     if c.test == "transposed":
         return _HELD if _transposed_view(ev, node, scope, o) else None
     if c.test == "passed":
-        v = _resolved(hit, ev.value(node, scope, o))
+        v = ev.value(node, scope, o)
         return None if isinstance(v, Const) and v.value is None else _HELD
     if c.test == "present":
-        return _HELD if _surely_not_none(ev, _resolved(hit, ev.value(node, scope, o))) else None
+        return _HELD if _surely_not_none(ev, ev.value(node, scope, o)) else None
     if c.test == "dynamicEntry":
         return _HELD if _dynamic_entry(ev, node, scope, o) else None
     if c.test == "movingIndexMap":
         return _HELD if _moving_index_map(ev, ev.value(node, scope, o)) else None
     if c.test == "nonZero":
-        return _HELD if _non_zero(ev, _resolved(hit, ev.value(node, scope, o))) else None
+        return _HELD if _non_zero(ev, ev.value(node, scope, o)) else None
     if c.test == "anyLeaf":
         return _leaf(hit, ev, node, scope, o, c, 0)
     if c.test == "nonEmptyAxes":
         return _HELD if _non_empty_axes(hit, node, scope, o) else None
     if c.test in ("truthy", "falsy"):
-        v = _resolved(hit, ev.value(node, scope, o))
+        v = ev.value(node, scope, o)
         if isinstance(v, Unknown) and v.reason == "Dict":
             lit, ls = _expression(ev, node, scope, o)
             v = TupleVal(tuple((k, ls, o) for k in lit.keys)) if isinstance(lit, ast.Dict) and \
@@ -285,7 +289,7 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
             return None
         return _HELD if truth == (c.test == "truthy") else None
     if c.test in ("equals", "notIn", "greaterThan"):
-        v = _resolved(hit, ev.value(node, scope, o))
+        v = ev.value(node, scope, o)
         if not isinstance(v, Const):
             return None
         lit = v.value
@@ -307,7 +311,7 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
         if c.where:
             if not isinstance(found, CallVal):
                 return None
-            if not all(_holds(hit, found.site, found.order, sub) for sub in c.where):
+            if not all(_holds_in(hit, found, sub) for sub in c.where):
                 return None
         return found
     return _contained(hit, ev, ev.value(node, scope, o), c)
@@ -320,35 +324,41 @@ def _contained(hit: Hit, ev, v, c: Condition):
     if not isinstance(v, TupleVal):
         return None
     for n, s, io in v.items:
-        item = _api_call(ev, ev.value(n, s, io), names)
+        with ev.within(v.frames):
+            item = _api_call(ev, ev.value(n, s, io), names)
         if item is None:
             continue
         if not c.where:
             return item
-        if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
+        if isinstance(item, CallVal) and all(_holds_in(hit, item, sub) for sub in c.where):
             return item
     return None
 
 
-def _resolved(hit: Hit, v):
-    """A parameter of the function the construct is in, as the calls that reach it from the
-    kernel pass it (``ping(sem, core)`` called as ``ping(sem, 0)``); other values as they are.
-    Only the chain of calls this hit came through is followed, so the value is the one that
-    call runs with."""
-    reached = hit.reached
-    if reached is None:
-        return v
-    ev = hit.ev
-    scope = reached.scope
-    for site in reversed(reached.chain):
-        if not isinstance(v, ParamVal) or v.scope is not scope or not isinstance(site, CallSite):
+def _holds_in(hit: Hit, call: CallVal, c: Condition) -> bool:
+    """Whether ``c`` holds of a call the code makes, its arguments read in the frames it was
+    made in (a helper's ``pl.BlockSpec(memory_space=space)`` with ``space`` as passed)."""
+    with hit.ev.within(call.frames):
+        return _holds(hit, call.site, call.order, c)
+
+
+def _written_at(ev, node: ast.AST, scope, order):
+    """(node, scope, order) of the expression an argument comes from: through the parameters
+    of the helpers the frames fill, to what the code writes (``spec(pltpu.SMEM)``'s
+    ``pltpu.SMEM``, or a parameter's default), where a squiggle and an edit belong."""
+    frames = ev.frames
+    for _ in range(8):
+        if not isinstance(node, ast.Name):
             break
-        b = ev.bind_param(Invocation(site, scope, "direct"), v.name)
-        if b is None or b.node is None:
-            return UNKNOWN
-        v = ev.value(b.node, b.scope, b.order)
-        scope = site.scope
-    return v
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "param" or b.scope is None:
+            break
+        with ev.within(frames):
+            got = ev.argument_for(b.scope, b.name)
+        if got is None:
+            break
+        node, scope, order, frames = got
+    return node, scope, order
 
 
 def _surely_not_none(ev, v) -> bool:
@@ -366,40 +376,25 @@ def _surely_not_none(ev, v) -> bool:
 def _non_empty_axes(hit: Hit, node: ast.AST, scope, order) -> bool:
     """Whether axis names (``collective_axes``) surely make a non-empty tuple once JAX wraps a
     value that is not a tuple in one: a literal (``None`` and ``""`` too), or a tuple with items,
-    followed through names and the parameters the kernel's calls fill. A list is not counted:
-    it fails earlier, as an unhashable primitive parameter."""
+    followed through names and the parameters the kernel's calls fill (a helper's, a decorator
+    factory's). A list is not counted: it fails earlier, as an unhashable primitive parameter."""
     ev = hit.ev
+    frames = ev.frames
     for _ in range(8):
-        node, scope = _expression(ev, node, scope, order)
-        v = ev.value(node, scope, order)
+        with ev.within(frames):
+            node, scope = _expression(ev, node, scope, order)
+            b = ev.lookup(node.id, scope, order) if isinstance(node, ast.Name) else None
+            got = ev.argument_for(b.scope, b.name) if b is not None and b.kind == "param" and b.scope else None
+            if got is not None:  # (a parameter: what the call passes, in its caller's frames)
+                node, scope, order, frames = got
+                continue
+            v = ev.value(node, scope, order)
         if isinstance(v, Const):
             return True
         if isinstance(v, TupleVal):
             return isinstance(node, ast.Tuple) and bool(v.items)
-        if not isinstance(v, ParamVal):
-            return False
-        got = _bound_by_chain(hit, v)
-        if got is None:
-            return False
-        node, scope, order = got
+        return False
     return False
-
-
-def _bound_by_chain(hit: Hit, v: ParamVal):
-    """(node, scope, order) of what the call this hit came through passes for parameter ``v``
-    (its default when not passed), or None (not a parameter of a function on the chain)."""
-    reached = hit.reached
-    if reached is None:
-        return None
-    scope = reached.scope
-    for site in reversed(reached.chain):
-        if not isinstance(site, CallSite):
-            return None
-        if v.scope is scope:
-            b = hit.ev.bind_param(Invocation(site, scope, "direct"), v.name)
-            return (b.node, b.scope, b.order) if b is not None and b.node is not None else None
-        scope = site.scope
-    return None
 
 
 def _truth(ev, v) -> bool | None:
@@ -449,7 +444,9 @@ def _whole_array(hit: Hit, site: CallSite, c: Condition, got):
         site = grid_spec.site if grid_spec is not None else site
     node, scope, order = got
     v = ev.value(node, scope, order)
-    specs = [ev.value(n, s, o) for n, s, o in v.items] if isinstance(v, TupleVal) else [v]
+    with ev.within(v.frames if isinstance(v, TupleVal) else ev.frames):
+        specs = [ev.returned(ev.value(n, s, o)) for n, s, o in v.items] if isinstance(v, TupleVal) \
+            else [ev.returned(v)]
     if c.argument.keyword == "in_specs":
         arrays = shapes.operand_shapes(ev, applied_at(ev, launch))
         if arrays is not None and site is not launch.site:  # (a grid spec: its scalar-prefetch operands first)
@@ -526,7 +523,7 @@ def _leaf(hit: Hit, ev, node: ast.AST, scope, order, c: Condition, depth: int):
     if item is not None:
         if not c.where:
             return item
-        if isinstance(item, CallVal) and all(_holds(hit, item.site, item.order, sub) for sub in c.where):
+        if isinstance(item, CallVal) and all(_holds_in(hit, item, sub) for sub in c.where):
             return item
         return None
     if isinstance(v, TupleVal):
@@ -536,8 +533,10 @@ def _leaf(hit: Hit, ev, node: ast.AST, scope, order, c: Condition, depth: int):
         children = [(x, ls, order) for x in lit.values] if isinstance(lit, ast.Dict) else []
     else:
         return None
+    frames = v.frames if isinstance(v, TupleVal) else ev.frames
     for n, s, o in children[:64]:
-        found = _leaf(hit, ev, n, s, o, c, depth + 1)
+        with ev.within(frames):
+            found = _leaf(hit, ev, n, s, o, c, depth + 1)
         if found is not None:
             return found
     return None
@@ -581,7 +580,9 @@ def _view_source(ev, node: ast.AST, scope, order):
 
 
 def _api_call(ev, v, names: set[str]):
-    """``v`` when it is one of the APIs ``names`` or a call of one, else None."""
+    """``v`` when it is one of the APIs ``names`` or a call of one (also as a small local helper
+    returns it: ``spec(pltpu.SMEM)``), else None."""
+    v = ev.returned(v)
     if isinstance(v, Ext) and api.canonical(v.name) in names:
         return v
     if isinstance(v, CallVal):
