@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from pallas_lsp.lsp.documents import Document
-from pallas_lsp.lsp.server import PallasServer
+from pallas_lsp.lsp.server import PallasServer, create_server
 from tests.conftest import DATA
 
 WS = DATA / "workspaces" / "kernels_ws"
@@ -68,19 +68,19 @@ class LoopOnly(dict):
 
 
 def make_server(root) -> PallasServer:
-    srv = PallasServer()
-    srv.root = root
-    srv.caps.pull = True  # nothing to publish to: results are read from srv.analysed
-    srv.docs = LoopOnly()
-    srv.gens = LoopOnly()
-    srv.notebooks = LoopOnly()
+    srv = create_server()
+    srv.session.root = root
+    srv.session.caps.pull = True  # nothing to publish to: results are read from srv.session.analysed
+    srv.session.docs = LoopOnly()
+    srv.session.gens = LoopOnly()
+    srv.session.notebooks = LoopOnly()
     return srv
 
 
 def open_in(srv: PallasServer, path) -> str:
     uri = path.as_uri()
-    srv.docs[uri] = Document(uri, path.read_text(), 1)
-    srv.bump(uri)
+    srv.session.docs[uri] = Document(uri, path.read_text(), 1)
+    srv.session.bump(uri)
     return uri
 
 
@@ -89,7 +89,7 @@ async def workspace_result(srv: PallasServer, uri: str, timeout: float = 30.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
-        a = srv.analysed.get(uri)
+        a = srv.session.analysed.get(uri)
         if a is not None and not a.partial:
             return a
         await asyncio.sleep(0.05)
@@ -103,15 +103,15 @@ async def test_workspace_worker_reads_a_snapshot_never_the_live_maps(tmp_path):
     srv = make_server(ws)
     helper = open_in(srv, ws / "pkg" / "mgpu_kernels.py")
     test_uri = open_in(srv, ws / "tests" / "test_kernels.py")
-    first = await srv.ensure(helper)
+    first = await srv.scheduler.ensure(helper)
     assert first is not None and first.partial  # the module alone, answered first
     a = await workspace_result(srv, helper)
     # Found only by following the test module that launches the helper's kernel.
     codes = [(f.code, f.span.line) for f in a.result.findings]
     assert ("PAL003", 6) in codes, codes
     assert any("test_kernels.py" in f.message for f in a.result.findings)
-    assert srv.docs.off_loop == [] and srv.gens.off_loop == [] and srv.notebooks.off_loop == []
-    assert test_uri in srv.docs
+    assert srv.session.docs.off_loop == [] and srv.session.gens.off_loop == [] and srv.session.notebooks.off_loop == []
+    assert test_uri in srv.session.docs
 
 
 @pytest.mark.asyncio
@@ -125,14 +125,14 @@ async def test_workspace_job_reads_the_text_of_its_own_generation(tmp_path):
     path = str(ws / "pkg" / "mgpu_kernels.py")
     started, release = threading.Event(), threading.Event()
     # Hold the workspace worker so that the next job waits in its queue.
-    blocker = srv.workspace_worker.submit(lambda: (started.set(), release.wait(10)))
-    read = srv.submit_workspace(lambda: srv.open_texts.read(path))
-    srv.docs[uri] = Document(uri, "edited = 1\n", 2)  # the loop moves on meanwhile
+    blocker = srv.scheduler.workspace_worker.submit(lambda: (started.set(), release.wait(10)))
+    read = srv.scheduler.submit_workspace(lambda: srv.session.open_texts.read(path))
+    srv.session.docs[uri] = Document(uri, "edited = 1\n", 2)  # the loop moves on meanwhile
     await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
     release.set()
     await blocker
     assert (await read) == (ws / "pkg" / "mgpu_kernels.py").read_text()
-    assert srv.docs.off_loop == []
+    assert srv.session.docs.off_loop == []
 
 
 # --- coalescing: the latest version wins -------------------------------------------------------
@@ -142,14 +142,14 @@ def slow_engine(srv: PallasServer, delay_s: float) -> list[str]:
     import time
 
     analysed: list[str] = []
-    real = srv.engine.analyse
+    real = srv.session.engine.analyse
 
     def analyse(text, path=None, **kw):
         analysed.append(text)
         time.sleep(delay_s)
         return real(text, path, **kw)
 
-    srv.engine.analyse = analyse
+    srv.session.engine.analyse = analyse
     return analysed
 
 
@@ -157,11 +157,11 @@ def type_into(srv: PallasServer, uri: str, version: int, line: int, col: int, ch
     """What didChange does: apply the edit, bump the generation, schedule (push)."""
     from lsprotocol import types as lsp
 
-    doc = srv.docs[uri]
+    doc = srv.session.docs[uri]
     doc.apply_change(lsp.Range(lsp.Position(line, col), lsp.Position(line, col)), ch, "utf-16")
     doc.version = version
-    srv.bump(uri)
-    srv.schedule(uri)
+    srv.session.bump(uri)
+    srv.scheduler.schedule(uri)
     return doc.text
 
 
@@ -184,18 +184,18 @@ async def test_rapid_edits_analyse_only_the_newest_version(tmp_path, mode):
 
     path = tmp_path / "kern.py"
     path.write_text(KERNEL)
-    srv = PallasServer()
-    srv.settings = Settings(debounce_ms=0, cross_module=False)  # no delay does the coalescing
-    srv.caps.pull = mode == "pull"
+    srv = create_server()
+    srv.session.settings = Settings(debounce_ms=0, cross_module=False)  # no delay does the coalescing
+    srv.session.caps.pull = mode == "pull"
     published: list[tuple[int, list]] = []
     texts_by_version: dict[int, str] = {}
     srv.text_document_publish_diagnostics = lambda p: published.append((p.version, p.diagnostics))
     uri = path.as_uri()
-    srv.docs[uri] = Document(uri, KERNEL, 1)
+    srv.session.docs[uri] = Document(uri, KERNEL, 1)
     texts_by_version[1] = KERNEL
-    srv.bump(uri)
+    srv.session.bump(uri)
     analysed = slow_engine(srv, 0.05)
-    first = asyncio.ensure_future(srv.ensure(uri))
+    first = asyncio.ensure_future(srv.scheduler.ensure(uri))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 10
     while not analysed and loop.time() < deadline:  # until the first analysis runs
@@ -206,17 +206,17 @@ async def test_rapid_edits_analyse_only_the_newest_version(tmp_path, mode):
         version = i + 2
         texts_by_version[version] = type_into(srv, uri, version, line, len(TYPED_LINE) + i, ch)
         if mode == "pull":  # a pull client asks after every change
-            pulls.append(asyncio.ensure_future(srv.ensure(uri)))
+            pulls.append(asyncio.ensure_future(srv.scheduler.ensure(uri)))
         await asyncio.sleep(0.001)  # typing: the loop runs between keystrokes
     final_version = version
-    final = await srv.ensure(uri)
+    final = await srv.scheduler.ensure(uri)
     await first
     results = await asyncio.gather(*pulls)
     await asyncio.sleep(0.05)  # any publish still on its way
     # The analysis running at the first keystroke, then the newest text: nothing in between.
     assert len(analysed) <= 3, len(analysed)
     assert analysed[0] == KERNEL and analysed[-1] == texts_by_version[final_version]
-    assert final.gen == srv.gens[uri] and final.text == texts_by_version[final_version]
+    assert final.gen == srv.session.gens[uri] and final.text == texts_by_version[final_version]
     got = [(f.code, f.span.line, f.span.col, f.message) for f in final.result.findings]
     assert got == fresh_findings(texts_by_version[final_version], str(path))
     assert ("PAL001", 9, 10) in [g[:3] for g in got]
@@ -241,20 +241,20 @@ def test_importing_the_server_loads_no_analysis_module():
     code = ("import sys, pallas_lsp.lsp.server as s; "
             "heavy = sorted(m for m in sys.modules if m.startswith(('pallas_lsp.analysis', 'pallas_lsp.rules', "
             "'pallas_lsp.records', 'pallas_lsp.present', 'pallas_lsp.explain', 'jedi', 'libcst'))); "
-            "print(heavy); print(sorted(s.server._workers))")
+            "print(heavy); print(sorted(s.create_server().scheduler.workers))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split("\n")[:2] == ["[]", "[]"], out.stdout + out.stderr
 
 
 @pytest.mark.asyncio
 async def test_warm_up_loads_the_engine_and_the_records_on_the_worker():
-    srv = PallasServer()
-    assert srv._engine is None and not srv._stores
-    srv.warm_up()
-    await srv.worker.submit(lambda: None)  # the worker runs jobs in order: warm_up is done
+    srv = create_server()
+    assert srv.session._engine is None and not srv.session._stores
+    srv.scheduler.warm_up()
+    await srv.scheduler.worker.submit(lambda: None)  # the worker runs jobs in order: warm_up is done
     await asyncio.sleep(0)  # its done-callback ran on the loop
-    assert srv._engine is not None and list(srv._stores) == [()]
-    assert srv.store_for(srv.config_for("untitled:1")) is srv._stores[()]
+    assert srv.session._engine is not None and list(srv.session._stores) == [()]
+    assert srv.session.store_for(srv.session.config_for("untitled:1")) is srv.session._stores[()]
 
 
 @pytest.fixture
@@ -277,15 +277,15 @@ def cold_server(tmp_path, pull: bool) -> tuple[PallasServer, str, list[bool]]:
 
     from pallas_lsp.lsp.settings import Settings
 
-    srv = PallasServer()
-    srv.settings = Settings(cross_module=False)
-    srv.caps.pull = pull
+    srv = create_server()
+    srv.session.settings = Settings(cross_module=False)
+    srv.session.caps.pull = pull
     analyses: list[bool] = []
-    real = srv.engine.analyse
-    srv.engine.analyse = lambda *a, **kw: (analyses.append(gc.isenabled()), real(*a, **kw))[1]
+    real = srv.session.engine.analyse
+    srv.session.engine.analyse = lambda *a, **kw: (analyses.append(gc.isenabled()), real(*a, **kw))[1]
     uri = (tmp_path / "k.py").as_uri()
-    srv.docs[uri] = Document(uri, KERNEL, 1)
-    srv.bump(uri)
+    srv.session.docs[uri] = Document(uri, KERNEL, 1)
+    srv.session.bump(uri)
     return srv, uri, analyses
 
 
@@ -293,13 +293,13 @@ async def collector_on(srv: PallasServer, monkeypatch, timeout: float = 10.0) ->
     """Until the collection the cold analysis owes has run (the worker idle from now on)."""
     import gc
 
-    import pallas_lsp.lsp.server as server_module
+    import pallas_lsp.lsp.workers as workers_module
 
-    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 0.01)
-    await srv.worker.submit(lambda: None)  # (wakes it: it waits with the idle time it read)
+    monkeypatch.setattr(workers_module, "SETTLE_IDLE_S", 0.01)
+    await srv.scheduler.worker.submit(lambda: None)  # (wakes it: it waits with the idle time it read)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while (srv.collector.owed or not gc.isenabled()) and loop.time() < deadline:
+    while (srv.scheduler.collector.owed or not gc.isenabled()) and loop.time() < deadline:
         await asyncio.sleep(0.01)
 
 
@@ -314,26 +314,27 @@ async def test_the_cold_result_goes_out_before_the_collection_it_skipped(tmp_pat
 
     from lsprotocol import types as lsp
 
-    import pallas_lsp.lsp.server as server_module
+    import pallas_lsp.lsp.workers as workers_module
 
-    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 60.0)  # (however slow this machine)
+    monkeypatch.setattr(workers_module, "SETTLE_IDLE_S", 60.0)  # (however slow this machine)
     srv, uri, analyses = cold_server(tmp_path, pull=mode == "pull")
     sent = []
     if mode == "push":
-        srv.publish = lambda unit, a: sent.append((gc.isenabled(), list(collections), len(a.result.findings)))
-        srv.schedule(uri)
-        await srv.debounce[uri]
+        srv.scheduler.publish = lambda unit, a: sent.append((gc.isenabled(), list(collections), len(a.result.findings)))
+        srv.scheduler.schedule(uri)
+        await srv.scheduler.debounce[uri]
     else:
-        monkeypatch.setattr(server_module, "server", srv)
+        from pallas_lsp.lsp.diagnostics import pull_diagnostics
+
         params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri))
-        task = asyncio.ensure_future(server_module.pull_diagnostics(params))
+        task = asyncio.ensure_future(pull_diagnostics(srv.session, srv.scheduler, params))
         # As pygls does: the callback that writes the response is added when the handler starts.
         task.add_done_callback(lambda t: sent.append((gc.isenabled(), list(collections), len(t.result().items))))
         await task
         await asyncio.sleep(0)  # the task's callbacks run
     assert analyses == [False] and sent == [(False, [], 1)]
     await collector_on(srv, monkeypatch)
-    assert collections == [False] and gc.isenabled() and not srv.collector.owed
+    assert collections == [False] and gc.isenabled() and not srv.scheduler.collector.owed
 
 
 @pytest.mark.asyncio
@@ -343,15 +344,15 @@ async def test_a_keystroke_right_after_the_open_does_not_wait_for_the_collection
     and the one collection runs after it."""
     import gc
 
-    import pallas_lsp.lsp.server as server_module
+    import pallas_lsp.lsp.workers as workers_module
 
-    monkeypatch.setattr(server_module, "SETTLE_IDLE_S", 60.0)
+    monkeypatch.setattr(workers_module, "SETTLE_IDLE_S", 60.0)
     srv, uri, analyses = cold_server(tmp_path, pull=True)
-    await srv.ensure(uri)
-    assert srv.collector.owed and not gc.isenabled()
-    srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
-    srv.bump(uri)
-    await srv.ensure(uri)
+    await srv.scheduler.ensure(uri)
+    assert srv.scheduler.collector.owed and not gc.isenabled()
+    srv.session.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
+    srv.session.bump(uri)
+    await srv.scheduler.ensure(uri)
     assert analyses == [False, False] and collections == []
     await collector_on(srv, monkeypatch)
     assert collections == [False] and gc.isenabled()
@@ -363,12 +364,12 @@ async def test_the_collector_is_not_paused_past_its_limit(tmp_path, monkeypatch,
     SETTLE_MAX_S, the collection runs before the next analysis."""
     import gc
 
-    import pallas_lsp.lsp.server as server_module
+    import pallas_lsp.lsp.workers as workers_module
 
-    monkeypatch.setattr(server_module, "SETTLE_MAX_S", 0.0)
+    monkeypatch.setattr(workers_module, "SETTLE_MAX_S", 0.0)
     srv, uri, analyses = cold_server(tmp_path, pull=True)
-    await srv.ensure(uri)
-    srv.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
-    srv.bump(uri)
-    await srv.ensure(uri)
+    await srv.scheduler.ensure(uri)
+    srv.session.docs[uri] = Document(uri, KERNEL + "\nx = 1\n", 2)
+    srv.session.bump(uri)
+    await srv.scheduler.ensure(uri)
     assert analyses == [False, True] and collections == [False] and gc.isenabled()

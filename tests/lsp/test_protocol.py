@@ -1,13 +1,13 @@
 """The protocol layer in process (no client): bookkeeping that must not grow per message."""
 from __future__ import annotations
 
-from pallas_lsp.lsp.server import server
+from pallas_lsp.lsp.server import create_server
 
 
 def test_notifications_leave_no_futures_behind() -> None:
     """pygls files a future for every notification its generator handlers run (didChange on
     each keystroke) and never removes it; the server's protocol drops them once done."""
-    proto = server.protocol
+    proto = create_server().protocol
     before = len(proto._request_futures)
     for i in range(200):
         msg = proto.structure_message({

@@ -1,0 +1,61 @@
+"""textDocument/hover: a finding's record, an ``interpret=`` value's meaning, a launch's contexts."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+if TYPE_CHECKING:
+    from .scheduler import Scheduler
+    from .session import Session
+
+
+def _jax_version(session: Session) -> str | None:
+    from ..environment import workspace_jax_version
+
+    return workspace_jax_version(session.settings.python_environment, session.root)
+
+
+async def hover(session: Session, scheduler: Scheduler, params: lsp.HoverParams) -> lsp.Hover | None:
+    from ..present import finding_hover, interpret_hover, launch_hover
+    from .convert import to_range
+
+    uri = params.text_document.uri
+    if uri not in session.docs:
+        return None
+    unit = session.unit_of(uri)
+    a = await scheduler.ensure(unit)
+    if a is None:
+        return None
+    pos = session.engine_pos(uri, params.position, a)
+    if pos is None:
+        return None
+    line, col = pos
+    locate = a.locate
+    encoding = session.caps.encoding
+    store = session.store(unit)
+    # Every finding at the position (two kinds may name one construct: a built-in one and a
+    # user's record), each with its own record's words.
+    here = [f for f in a.result.findings if f.span.contains(line, col) and locate(f.span.line) is not None]
+    if here:
+        first = here[0]
+        loc = locate(first.span.line)
+        assert loc is not None
+        md = "\n---\n\n".join(finding_hover(f, store, env_jax=_jax_version(session)) for f in here[:4])
+        return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(first.span, loc, encoding))
+    for launch in a.result.launches:
+        opt = launch.options.get("interpret")
+        if opt is not None:
+            sp = a.result.index.span(opt[0], opt[1])
+            if sp.contains(line, col) or (sp.line == line and sp.col - len("interpret=") <= col <= sp.end_col):
+                md = interpret_hover(launch, sp.line)
+                loc = locate(sp.line)
+                if md and loc is not None:
+                    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(sp, loc, encoding))
+        if launch.anchor.contains(line, col):
+            loc = locate(launch.anchor.line)
+            if loc is None:
+                continue
+            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, launch_hover(a.result, launch)),
+                             to_range(launch.anchor, loc, encoding))
+    return None
