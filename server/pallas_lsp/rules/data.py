@@ -351,6 +351,10 @@ def _written_at(ev, node: ast.AST, scope, order):
         if not isinstance(node, ast.Name):
             break
         b = ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None \
+                and any(f.target is b.scope for f in frames):
+            node, scope = b.node, b.scope  # (a helper's local name: what it is bound to there)
+            continue
         if b is None or b.kind != "param" or b.scope is None:
             break
         with ev.within(frames):
