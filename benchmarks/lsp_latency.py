@@ -471,7 +471,7 @@ class Client:
             try:
                 await self.request("shutdown", None, timeout)
                 await self.notify("exit", None)
-            except Exception:
+            except Exception:  # noqa: BLE001 -- a server that died mid-shutdown is what this measures
                 pass
         try:
             await asyncio.wait_for(self.proc.wait(), timeout)
@@ -482,7 +482,7 @@ class Client:
             self._reader.cancel()
             try:
                 await self._reader
-            except (asyncio.CancelledError, Exception):
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 -- the reader's end is not the result
                 pass
         self._log.close()
         return self.proc.returncode

@@ -73,13 +73,13 @@ def _import_all_pallas_modules() -> dict[str, str]:
     for module in pkgutil.walk_packages(pallas_pkg.__path__, pallas_pkg.__name__ + "."):
         try:
             importlib.import_module(module.name)
-        except Exception as exc:  # a module that needs an absent extra: recorded, not fatal
+        except Exception as exc:  # noqa: BLE001 -- a module that needs an absent extra: recorded, not fatal
             failures[module.name] = _reason(exc)
     for public in ("jax.experimental.pallas", "jax.experimental.pallas.tpu",
                    "jax.experimental.pallas.mosaic_gpu", "jax.experimental.pallas.triton"):
         try:
             importlib.import_module(public)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- recorded, as above
             failures[public] = _reason(exc)
     return failures
 
@@ -170,14 +170,14 @@ def release_facts() -> dict:
         from jax.experimental.pallas import mosaic_gpu as plgpu
         semantics = plgpu.CompilerParams().lowering_semantics
         facts["mosaic_gpu_default_lowering_semantics"] = getattr(semantics, "name", str(semantics))
-    except Exception as exc:  # an absent or changed API is a fact too
+    except Exception as exc:  # noqa: BLE001 -- an absent or changed API is a fact too
         facts["mosaic_gpu_default_lowering_semantics"] = None
         facts["mosaic_gpu_default_lowering_semantics_error"] = _reason(exc)
     public = {}
     for name in PUBLIC_MODULES:
         try:
             module = importlib.import_module(name)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- an absent public module is a fact too
             public[name] = {"error": _reason(exc)}
             continue
         public[name] = sorted(n for n in dir(module) if not n.startswith("_"))
@@ -300,7 +300,7 @@ class Table:
     def add(self, name, facts, fn, args) -> bool:
         try:
             prims = trace(fn, args, self.primitive_objects)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- a program JAX refuses to trace is recorded, not fatal
             self.failures[name] = _reason(exc)
             return False
         self.traces.setdefault(name, []).append((dict(facts), prims))
@@ -476,7 +476,7 @@ def trace_special(table: Table) -> None:
         if note:
             table.notes[name] = note
 
-    F, I = {"arg_dtype": "float32"}, {"arg_dtype": "int32"}
+    f32_facts, i32_facts = {"arg_dtype": "float32"}, {"arg_dtype": "int32"}
     traced_start = {"start": "array"}
     static_start = {"start": "int"}
 
@@ -569,12 +569,12 @@ def trace_special(table: Table) -> None:
     add("jax.lax.argmin", {}, lambda x: lax.argmin(x, 1, jnp.int32), f2)
     add("jax.lax.reduce", {"computation": "jax.lax.add"}, lambda x: lax.reduce(x, 0.0, lax.add, (1,)), f2)
     add("jax.lax.reduce", {"computation": "jax.lax.max"}, lambda x: lax.reduce(x, -jnp.inf, lax.max, (1,)), f2)
-    for facts, x in ((F, f2), (I, i2)):
+    for facts, x in ((f32_facts, f2), (i32_facts, i2)):
         add("jax.lax.top_k", dict(facts, is_stable=True), lambda x: lax.top_k(x, 2), x)
         add("jax.lax.top_k", dict(facts, is_stable=False), lambda x: lax.top_k(x, 2, is_stable=False), x)
     table.defaults["jax.lax.top_k"] = {"is_stable": True}
     for reduction in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
-        for facts, x in ((F, f2), (I, i2)):
+        for facts, x in ((f32_facts, f2), (i32_facts, i2)):
             add(f"jax.lax.{reduction}", facts, lambda x, r=reduction: getattr(lax, r)(x, (1,)), x)
     for reduction in ("reduce_and", "reduce_or", "reduce_xor"):
         add(f"jax.lax.{reduction}", {"arg_dtype": "bool"}, lambda m, r=reduction: getattr(lax, r)(m, (1,)), mask)
@@ -658,7 +658,7 @@ def trace_special(table: Table) -> None:
     add("jax.Array.take", {}, lambda x, i: x.take(i, axis=0), f2, idx1)
     add("jax.Array.clip", {"min": "float", "max": "float"}, lambda x: x.clip(0.0, 1.0), f2)
     for prop in ("T", "mT", "real", "imag"):
-        for facts, x in ((F, f2), (I, i2)):
+        for facts, x in ((f32_facts, f2), (i32_facts, i2)):
             add(f"jax.Array.{prop}", facts, lambda x, prop=prop: getattr(x, prop), x)
 
     # Operators: the other operand an array of the same dtype, a Python int or a Python float.
@@ -671,7 +671,7 @@ def trace_special(table: Table) -> None:
             continue
         name = f"jax.Array.{dunder}"
         unary = op in ("neg", "pos", "abs", "invert", "round")
-        for facts, x, y in ((F, f2, g2), (I, i2, j2)):
+        for facts, x, y in ((f32_facts, f2, g2), (i32_facts, i2, j2)):
             if unary:
                 add(name, facts, lambda x, d=dunder: getattr(x, d)(), x)
                 continue
@@ -697,7 +697,7 @@ def trace_special(table: Table) -> None:
         "int_array": (lambda x, i: x[idx1]),
     }
     for kind, fn in index_kinds.items():
-        for facts, x in ((F, f2), (I, i2)):
+        for facts, x in ((f32_facts, f2), (i32_facts, i2)):
             add("jax.Array.__getitem__", dict(facts, index=kind), fn, x, scalar_i)
     table.notes["jax.Array.__getitem__"] = (
         "index: ellipsis x[...], static_int x[0], static_ints x[0, 0], static_slice x[:, :4], "
@@ -713,7 +713,7 @@ def trace_special(table: Table) -> None:
                    "get", "apply"):
         name = f"jax.Array.at[].{update}"
         for kind, make_index in at_index.items():
-            for facts, x in ((F, f2), (I, i2)):
+            for facts, x in ((f32_facts, f2), (i32_facts, i2)):
                 def fn(x, i, make_index=make_index, update=update):
                     ref = x.at[make_index(i)]
                     if update == "get":

@@ -79,7 +79,7 @@ def test_cache_dir_setting_is_kept_inside_the_project(tmp_path, monkeypatch):
     monkeypatch.delenv("PALLAS_LSP_CACHE_DIR", raising=False)
     root = _project(tmp_path)
     outside = tmp_path / "elsewhere"
-    (root / "pyproject.toml").write_text(f"[tool.pallas-lsp]\ncache-dir = '../elsewhere'\n")
+    (root / "pyproject.toml").write_text("[tool.pallas-lsp]\ncache-dir = '../elsewhere'\n")
     findings, err = _check(str(root))
     assert [f["code"] for f in findings] == ["PAL001"]
     assert "`cache-dir` outside the project" in err

@@ -51,7 +51,8 @@ def test_a_bare_raise_says_it_was_recognised_by_its_frame(store):
     assert "with no message" in explanation_markdown(explain_text(text, store), {})
 
 
-JVP_FRAME = '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py", line 240, in _pallas_call_jvp_rule'
+JVP_FRAME = ('  File "/opt/venv/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py", line 240,'
+             ' in _pallas_call_jvp_rule')
 
 
 @pytest.mark.parametrize("text", [

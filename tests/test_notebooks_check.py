@@ -86,7 +86,8 @@ def test_json_sarif_and_github_carry_the_cell(tmp_path, capsys, monkeypatch):
 
 
 def test_python_files_keep_their_formats(tmp_path, capsys, monkeypatch):
-    (tmp_path / "k.py").write_text(IMPORTS + KERNEL.replace("%timeit -n1 pass\n", "") + LAUNCH.replace("!nvidia-smi\n", ""))
+    plain = IMPORTS + KERNEL.replace("%timeit -n1 pass\n", "") + LAUNCH.replace("!nvidia-smi\n", "")
+    (tmp_path / "k.py").write_text(plain)
     monkeypatch.chdir(tmp_path)
     _, out, _ = check(capsys, "k.py", "--output-format", "json")
     (f,) = json.loads(out)

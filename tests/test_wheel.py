@@ -25,7 +25,8 @@ def make_wheel(path, names, entry_points):
     return path
 
 
-ENTRY_POINTS = "[console_scripts]\npallas-lsp = pallas_lsp.cli:main\n\n[pytest11]\npallas_lsp = pallas_lsp.pytest_plugin\n"
+ENTRY_POINTS = ("[console_scripts]\npallas-lsp = pallas_lsp.cli:main\n\n"
+                "[pytest11]\npallas_lsp = pallas_lsp.pytest_plugin\n")
 
 
 def test_a_complete_wheel_passes(tmp_path):

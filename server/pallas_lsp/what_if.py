@@ -80,7 +80,7 @@ def debug_on_cpu(engine: Engine, text: str, path: str | None, launch_line: int, 
     from .checker import apply_fixes, choose_fixes
 
     result = engine.analyse(text, path)
-    launch = next((l for l in result.launches if l.line == launch_line), None)
+    launch = next((found for found in result.launches if found.line == launch_line), None)
     if launch is None or mode not in fitting_modes(launch):
         return Rewrite(mode, None, ())
     edits = _interpret_edits(result, launch, mode)

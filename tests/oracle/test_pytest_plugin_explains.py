@@ -6,7 +6,6 @@ xdist) of the running environment are lent to it through PYTHONPATH."""
 import importlib.util
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest

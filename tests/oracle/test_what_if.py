@@ -22,11 +22,12 @@ LAUNCH = 18  # 1-based line of the plgpu.kernel launch in run()
 
 def test_the_what_if_and_the_rewrite_agree_with_jax(oracle):
     engine = default_engine()
-    (launch,) = [l for l in engine.analyse(PROGRAM, "/tmp/w.py").launches if l.line == LAUNCH]
+    (launch,) = [found for found in engine.analyse(PROGRAM, "/tmp/w.py").launches if found.line == LAUNCH]
     (blocker,) = blockers(engine.analyse(PROGRAM, "/tmp/w.py", assume_interpret="gpu"), launch)
     # Launched as the what-if assumes (default GPU interpret params), JAX raises what it predicts.
     assumed = PROGRAM.replace("out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)",
-                              "out_type=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=plgpu.InterpretGPUParams())(x)")
+                              "out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),"
+                              " interpret=plgpu.InterpretGPUParams())(x)")
     got = oracle.result(Program("assumed.py", assumed))
     assert (got.outcome, f"{got.error_class}: {got.first_line}") == ("raises", blocker.actual_error), got.describe()
     assert blocker.span.line in got.traceback_lines

@@ -38,7 +38,7 @@ def test_reexport_scripts_fail_under_jax_exactly_where_check_says(script, oracle
     shutil.copytree(REEXPORT_WS, ws)
     proc = subprocess.run([oracle.python, "-c", WRAPPER, str(ws / script), MARK], cwd=ws, env=_child_env(),
                           capture_output=True, text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
-    line = next((l for l in reversed(proc.stdout.splitlines()) if l.startswith(MARK)), None)
+    line = next((text for text in reversed(proc.stdout.splitlines()) if text.startswith(MARK)), None)
     assert line is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     res = json.loads(line[len(MARK):])
     if script == "run_decoy.py":

@@ -36,7 +36,8 @@ def test_non_https_link_is_dropped_at_load_and_the_record_still_loads(tmp_path):
     assert rec.github_url == "" and rec.link == "" and "githubUrl" not in rec.raw
     (problem,) = problems
     assert problem.severity == "warning"
-    assert str(path) in str(problem) and "record.githubUrl" in str(problem) and f"record '{BUILTIN_SLUG}'" in str(problem)
+    assert str(path) in str(problem) and "record.githubUrl" in str(problem)
+    assert f"record '{BUILTIN_SLUG}'" in str(problem)
 
 
 def test_override_of_a_builtin_record_is_reported(tmp_path):

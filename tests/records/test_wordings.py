@@ -64,7 +64,8 @@ def test_shipped_wordings_match_their_own_message_and_no_other_records():
     assert problems == []
     store = RecordStore(list(records))
     with_wordings = [r for r in records if r.wordings]
-    assert {r.slug for r in with_wordings} >= {"tpu-lower-unimplemented-primitive", "mgpu-lower-unimplemented-primitive",
+    assert {r.slug for r in with_wordings} >= {"tpu-lower-unimplemented-primitive",
+                                                "mgpu-lower-unimplemented-primitive",
                                                 "triton-lower-unimplemented-primitive"}
     for rec in with_wordings:
         for w in rec.wordings:
@@ -88,7 +89,8 @@ def _source(release: str, file: str) -> str | None:
 def test_shipped_raise_sites_are_bare_raises_in_each_release_listed():
     records, _ = builtin_records()
     sites = [(rec, s) for rec in records for s in rec.raised_at]
-    assert {rec.slug for rec, _ in sites} == {"pallas-call-jvp-scalar-prefetch", "gpu-interpret-blockspec-not-whole-array",
+    assert {rec.slug for rec, _ in sites} == {"pallas-call-jvp-scalar-prefetch",
+                                              "gpu-interpret-blockspec-not-whole-array",
                                               "mgpu-lower-pallas-call-compiler-params"}
     for rec, site in sites:
         bare = "raise NotImplementedError" if rec.error_class == "NotImplementedError" else "assert "

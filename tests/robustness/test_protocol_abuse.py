@@ -1,6 +1,5 @@
 """Protocol abuse: each gets a correct error or a graceful answer, and the process stays up."""
 import json
-import os
 import subprocess
 import time
 
@@ -83,7 +82,7 @@ def test_huge_file_and_many_documents(c):
     assert len(c.diagnostics("file:///tmp/many_999.py")) == 1
     assert c.request("textDocument/hover", {"textDocument": {"uri": "file:///tmp/many_0.py"},
                                             "position": {"line": 8, "character": 12}})["result"]
-    rss_kb = int(next(l for l in open(f"/proc/{c.proc.pid}/status") if l.startswith("VmRSS")).split()[1])
+    rss_kb = int(next(row for row in open(f"/proc/{c.proc.pid}/status") if row.startswith("VmRSS")).split()[1])
     assert rss_kb < 2_000_000, rss_kb  # bounded: well under 2 GB with a 50 MB buffer and 1,000 documents
     assert time.monotonic() - t < 120
 
@@ -105,7 +104,7 @@ def test_shutdown_mid_analysis():
     client.initialize(pull=True)
     for i in range(200):
         client.open(f"file:///tmp/busy_{i}.py", BASIC * 20)
-    rid = client.request_async("textDocument/diagnostic", {"textDocument": {"uri": "file:///tmp/busy_199.py"}})
+    client.request_async("textDocument/diagnostic", {"textDocument": {"uri": "file:///tmp/busy_199.py"}})
     res = client.request("shutdown", None)
     assert res.get("result") is None and "error" not in res
     client.notify("exit", None)
@@ -151,7 +150,7 @@ def test_message_over_the_frame_limit_gets_an_error_and_memory_stays_bounded(bou
     bounded.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
     res = bounded.wait(77, timeout=60)
     assert res["error"]["code"] == -32600 and "larger than the limit" in res["error"]["message"], res
-    rss_kb = int(next(l for l in open(f"/proc/{bounded.proc.pid}/status") if l.startswith("VmHWM")).split()[1])
+    rss_kb = int(next(row for row in open(f"/proc/{bounded.proc.pid}/status") if row.startswith("VmHWM")).split()[1])
     assert rss_kb < 400_000, rss_kb  # skipped as it arrived, never held whole
     assert "error" not in bounded.request("textDocument/hover", HOVER)
 

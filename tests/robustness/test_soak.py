@@ -8,7 +8,7 @@ SEEDS = sorted(CORPUS.glob("*.py"))
 
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+        return next(int(row.split()[1]) for row in f if row.startswith("VmRSS")) / 1024
 
 
 def test_short_soak_memory_is_flat():

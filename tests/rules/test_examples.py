@@ -38,7 +38,8 @@ def test_every_rule_has_examples_and_a_record():
     store = default_store()
     for rule in RULES:
         found = examples_for(rule.code)
-        assert found.valid and found.invalid, f"{rule.code}: no valid or no invalid example in {EXAMPLES_DIR / rule.code}"
+        assert found.valid and found.invalid, \
+            f"{rule.code}: no valid or no invalid example in {EXAMPLES_DIR / rule.code}"
         assert store.by_slug(rule.record) is not None, rule.record
         assert rule.summary, rule.code
         if isinstance(rule, PythonRule):
@@ -139,7 +140,8 @@ def test_an_example_file_is_read_with_its_header(tmp_path):
     ("invalid_01_x.py", "import jax\n", 1, "the first line must be"),
     ("invalid_01_x.py", "# pallas-lsp example: valid\n", 1, "the file name says `invalid`"),
     ("invalid_01_x.py", "# pallas-lsp example: invalid\n# note: n\n" + PROGRAM, 2, "says what JAX raises"),
-    ("invalid_01_x.py", "# pallas-lsp example: invalid\n# raises: no colon here\n" + PROGRAM, 2, "error class, a colon"),
+    ("invalid_01_x.py", "# pallas-lsp example: invalid\n# raises: no colon here\n" + PROGRAM, 2,
+     "error class, a colon"),
     ("invalid_01_x.py", "# pallas-lsp example: invalid\n# raises: TypeError: (unclosed\n" + PROGRAM, 2,
      "does not compile"),
     ("invalid_01_x.py", "# pallas-lsp example: invalid\n# raises: TypeError: x\n# fixes: typo\n" + PROGRAM, 3,

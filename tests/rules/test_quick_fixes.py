@@ -189,7 +189,8 @@ def test_tpu_interpret_params_are_offered_for_a_signal_to_core_zero_only():
 
 def test_a_module_placeholder_in_a_fix_value_is_imported_in_the_module_own_words():
     title = "Interpret it as a TPU kernel (interpret=pltpu.InterpretParams(); the signalled core 0 is its one core)"
-    aliased = HEADER.replace("from jax.experimental.pallas import tpu as pltpu\n", "import jax.experimental.pallas.tpu as tpu_mod\n")
+    aliased = HEADER.replace("from jax.experimental.pallas import tpu as pltpu\n",
+                             "import jax.experimental.pallas.tpu as tpu_mod\n")
     code = signal_kernel(0, imports=aliased).replace("pltpu.SemaphoreType", "tpu_mod.SemaphoreType")
     fixed = apply_edits(code, fixes_of(code, "PAL207")[title].edits)
     assert "interpret=tpu_mod.InterpretParams())(x)" in fixed and "pltpu" not in fixed
@@ -587,7 +588,8 @@ def test_a_closed_over_ref_is_passed_as_an_input_only_where_the_kernel_just_read
     code = CLOSED_OVER.format(body=reads, applied="(x)")
     (fix,) = fixes_of(code, "PAL512").values()
     fixed = apply_edits(code, fix.edits)
-    assert "def kernel(x_ref, table, o_ref):" in fixed and "interpret=plgpu.InterpretGPUParams())(x, table[...])" in fixed
+    assert "def kernel(x_ref, table, o_ref):" in fixed
+    assert "interpret=plgpu.InterpretGPUParams())(x, table[...])" in fixed
     assert not fix.safe
     # A kernel that writes the Ref (or hands it to a helper that may): its value alone would lose
     # the write, so nothing is offered.
@@ -707,7 +709,8 @@ print(jax.jit(add_one).trace(X).lower(lowering_platforms=("cpu",)).as_text()[:80
 """
     (title,) = [t for t in fixes_of(code, "PAL510") if t.startswith(ON_CPU_HOSTS)]
     assert title.endswith("(interpret=True)")
-    assert "add_one = pl.pallas_call(kernel, out_shape=X, interpret=True)" in apply_edits(code, fixes_of(code, "PAL510")[title].edits)
+    fixed = apply_edits(code, fixes_of(code, "PAL510")[title].edits)
+    assert "add_one = pl.pallas_call(kernel, out_shape=X, interpret=True)" in fixed
 
 
 KERNEL_GRAD = HEADER + """
@@ -797,7 +800,8 @@ def test_an_im2col_copy_reads_rows_built_outside_the_kernel():
     ("(3, 3)", "", "\n    print(run(x * 2.0)[0, :4])"),  # (two applications)
 ])
 def test_no_rows_built_outside_where_the_edit_cannot_be_told(window, more, again):
-    code = IM2COL.format(window=window, more=more, again=again).replace("\n\ndef body", "\n\nWINDOW = (3, 3)\n\n\ndef body")
+    code = IM2COL.format(window=window, more=more, again=again)
+    code = code.replace("\n\ndef body", "\n\nWINDOW = (3, 3)\n\n\ndef body")
     for fixes in [fixes_of_all(code, "PAL102")]:
         assert not [t for t in fixes if t.startswith(ROWS)]
 

@@ -76,5 +76,6 @@ def test_a_reducing_store_reads_the_destination_reduces_in_smem_and_stores_plain
 def test_no_reduce_fix_for_wrapping_ops_or_a_source_that_is_not_kernel_scratch():
     assert fixes_of(kernel("plgpu.copy_smem_to_gmem(smem, o_gmem, reduction_op='inc')"), "PAL106") == {}
     helper = kernel("flush(smem, o_gmem)").replace(
-        "\n\ndef body(", "\n\ndef flush(src, dst):\n    plgpu.copy_smem_to_gmem(src, dst, reduction_op='add')\n\n\ndef body(")
+        "\n\ndef body(",
+        "\n\ndef flush(src, dst):\n    plgpu.copy_smem_to_gmem(src, dst, reduction_op='add')\n\n\ndef body(")
     assert fixes_of(helper, "PAL106") == {}

@@ -4,7 +4,6 @@ server's diagnostic and hover: tests/lsp/test_user_record_kind.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 from tests.conftest import DATA, pallas_cli

@@ -294,14 +294,16 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
     for name, typ in OPTIONAL_FIELDS.items():
         value = obj.get(name)
         if value is not None and (not isinstance(value, typ) or isinstance(value, bool)):
-            problems.append(RecordProblem(path, f"{where}.{name}", f"must be a {_type_name(typ)}, got {type(value).__name__}"))
+            problems.append(RecordProblem(path, f"{where}.{name}",
+                                          f"must be a {_type_name(typ)}, got {type(value).__name__}"))
     for name in ("solutions", "preventionTips", "tags"):
         value = obj.get(name)
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             problems.append(RecordProblem(path, f"{where}.{name}", "must be a list of strings"))
     version = obj.get("schemaVersion")
     if isinstance(version, int) and not isinstance(version, bool) and version not in SUPPORTED_SCHEMA_VERSIONS:
-        problems.append(RecordProblem(path, f"{where}.schemaVersion", f"unsupported schema version {version} (supported: 2)"))
+        problems.append(RecordProblem(path, f"{where}.schemaVersion",
+                                      f"unsupported schema version {version} (supported: 2)"))
     pattern = obj.get("messagePattern")
     compiled = None
     if isinstance(pattern, str) and pattern.strip():

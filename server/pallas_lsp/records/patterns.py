@@ -477,9 +477,9 @@ def _item(op: Any, av: Any, ascii_only: bool) -> str:
     if op is sre.SUBPATTERN:
         _group, add, remove, body = av
         inner_ascii = (ascii_only or bool(add & sre.SRE_FLAG_ASCII)) and not remove & sre.SRE_FLAG_ASCII
-        on = "".join(l for bit, l in ((sre.SRE_FLAG_IGNORECASE, "i"), (sre.SRE_FLAG_MULTILINE, "m"),
+        on = "".join(letter for bit, letter in ((sre.SRE_FLAG_IGNORECASE, "i"), (sre.SRE_FLAG_MULTILINE, "m"),
                                       (sre.SRE_FLAG_DOTALL, "s")) if add & bit)
-        off = "".join(l for bit, l in ((sre.SRE_FLAG_IGNORECASE, "i"), (sre.SRE_FLAG_MULTILINE, "m"),
+        off = "".join(letter for bit, letter in ((sre.SRE_FLAG_IGNORECASE, "i"), (sre.SRE_FLAG_MULTILINE, "m"),
                                        (sre.SRE_FLAG_DOTALL, "s")) if remove & bit)
         mods = on + (f"-{off}" if off else "")
         return f"(?{mods}:" + _seq(list(body), inner_ascii) + ")"

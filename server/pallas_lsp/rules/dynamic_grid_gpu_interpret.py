@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 import ast
 
 from ..analysis import api
-from ..analysis.contexts import Context, Mode
+from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Decorated, Evaluator, Ext, Order, PartialVal, TupleVal
 from ..analysis.findings import Fix, Related, TextEdit
 from ..analysis.fixes import add_kwarg, ensure_import
@@ -279,8 +279,8 @@ def static_argnames_fix(ev: Evaluator, st: Staticness) -> Fix | None:
             site = d.site if isinstance(d, (CallVal, PartialVal)) else None
             if site is None:
                 return None
-            return _extend_static(ev, site, st.param, title) or \
-                Fix(title, (add_kwarg(index, site.node, site.scope, "static_argnames", quoted),), preferred=True, safe=True)
+            added = add_kwarg(index, site.node, site.scope, "static_argnames", quoted)
+            return _extend_static(ev, site, st.param, title) or Fix(title, (added,), preferred=True, safe=True)
         v = v.inner
     return None
 

@@ -99,7 +99,8 @@ def _barrier_scratch(hit: Hit) -> bool:
             return True  # (cannot tell: stay quiet)
         for node, scope, order in v.items:
             item = ev.value(node, scope, order)
-            name = ev.called_api(item) if isinstance(item, CallVal) else (ev.ext_name(item) if isinstance(item, Ext) else None)
+            name = (ev.called_api(item) if isinstance(item, CallVal)
+                    else ev.ext_name(item) if isinstance(item, Ext) else None)
             if name is None or name in _BARRIERS:
                 return True
     return False
