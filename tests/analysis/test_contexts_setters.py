@@ -38,6 +38,10 @@ def make_doubler():
 '''
 
 _DOUBLE = _HBM_BODY.split("\n\n\ndef make_doubler")[0] + "\n"
+_BLOCKED_SPEC = '''pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(1,),{m}
+            in_specs=[pl.BlockSpec((8, 128), lambda i, offs: (0, 0))],
+            out_specs=pl.BlockSpec((8, 128), lambda i, offs: (0, 0)))'''
 _BARE_FACTORY = '''
 
 def make_scaler(rows):
@@ -217,6 +221,161 @@ def main():
             scaler = make_scaler(8)
             out = scaler(X)
             print(out[0, :2])
+''',
+    # --- methods: a launch built in a method, the mode set through helpers ---------------
+    "method_calls_a_module_helper_that_sets": _PREFETCH + '''
+
+def turn_on_gpu_interpreter():
+    plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams())
+
+
+def configure():
+    turn_on_gpu_interpreter()
+
+
+class Shifter:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def apply(self, offsets, x):
+        configure()
+        spec = ''' + _BLOCKED_SPEC.format(m="  # PAL108") + '''
+        return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(offsets, x)
+
+
+def main():
+    shifter = Shifter(8)
+    print(shifter.apply(OFFSETS, X)[0, :2])
+''',
+    "method_calls_its_own_setter_method": _PREFETCH + f'''
+
+class Shifter:
+    def _debug(self):
+        plgpu.set_gpu_interpret_mode()
+
+    def apply(self, x):
+        self._debug()
+        spec = {_SPEC}  # PAL108
+        return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
+''',
+    "method_setter_inherited_from_a_base": _PREFETCH + f'''
+
+class Debuggable:
+    def enable_debugging(self):
+        plgpu.set_gpu_interpret_mode()
+
+
+class Shifter(Debuggable):
+    def apply(self, x):
+        self.enable_debugging()
+        spec = {_SPEC}  # PAL108
+        return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
+''',
+    "method_sets_after_the_build": _PREFETCH + f'''
+
+class Shifter:
+    def _debug(self):
+        plgpu.set_gpu_interpret_mode()
+
+    def apply(self, x):
+        spec = {_SPEC}
+        launch = pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=pltpu.InterpretParams())
+        self._debug()
+        return launch(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
+''',
+    "method_setter_misses_a_compiled_build": '''
+
+class Bumper:
+    def _debug(self):
+        plgpu.set_gpu_interpret_mode()
+
+    def bumped(self, x):
+        launch = pl.pallas_call(inc_kernel, out_shape=X)
+        self._debug()  # PAL511
+        return launch(x)
+
+
+def main():
+    print(Bumper().bumped(X)[0, :2])
+''',
+    "with_a_contextmanager_method": _PREFETCH + f'''
+import contextlib
+
+
+class Shifter:
+    @contextlib.contextmanager
+    def debugging(self):
+        with plgpu.force_gpu_interpret_mode():
+            yield self
+
+    def apply(self, x):
+        with self.debugging():
+            spec = {_SPEC}  # PAL108
+            return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
+''',
+    "staticmethod_setter": _PREFETCH + f'''
+
+class Debug:
+    @staticmethod
+    def on():
+        plgpu.set_gpu_interpret_mode()
+
+
+def shifted(x):
+    Debug.on()
+    spec = {_SPEC}  # PAL108
+    return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(shifted(X)[0, :2])
+''',
+    "classmethod_setter_called_from_a_method": _PREFETCH + f'''
+
+class Shifter:
+    @classmethod
+    def use_interpreter(cls):
+        plgpu.set_gpu_interpret_mode()
+
+    def apply(self, x):
+        self.use_interpreter()
+        spec = {_SPEC}  # PAL108
+        return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
+''',
+    "method_tpu_mode_prefetch_runs": _PREFETCH + f'''
+
+class Shifter:
+    def _debug(self):
+        pltpu.set_tpu_interpret_mode()
+
+    def apply(self, x):
+        self._debug()
+        spec = {_SPEC}
+        return pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, x)
+
+
+def main():
+    print(Shifter().apply(X)[0, :2])
 ''',
     # --- a launch nested in another kernel -------------------------------------------------
     "nested_launch_reads_outer_scratch": '''

@@ -324,6 +324,16 @@ class Evaluator:
                         member = self._inherited_member(cls, attr)  # a base class in another module
                     if member is not None and member.kind in ("def", "class"):
                         return self.binding_value(member)
+            if isinstance(base, CallVal) and isinstance(base.func, ClassVal) and base.func.scope is not None:
+                # A method of an instance made here (``Runner(...).run``, ``r = Runner(); r.run``):
+                # its class's def, as for ``self.run`` (an attribute the instance sets is not one).
+                cls = base.func.scope
+                owner = self.other(cls)
+                member = owner.class_member(cls.name, attr)
+                if member is None and owner.program is not None:
+                    member = owner._inherited_member(cls, attr)
+                if member is not None and member.kind == "def":
+                    return owner.binding_value(member)
             return Unknown(f"attribute {attr}")
         if t is ast.Call:
             return self._call_value(node, scope, order)  # type: ignore[arg-type]
