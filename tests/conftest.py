@@ -1,5 +1,4 @@
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,25 @@ def pallas_cli() -> list[str]:
 
 # Fixture workspaces hold test files of their own (analysed, never run).
 collect_ignore_glob = ["data/*"]
+
+
+def fast_tier_expression(config: pytest.Config) -> str | None:
+    """The `-m` expression pyproject's addopts gives plain `pytest` (the fast tier)."""
+    addopts = config.getini("addopts")
+    for flag, value in zip(addopts, addopts[1:]):
+        if flag == "-m":
+            return value
+    return None
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (addopts) spreads the fast tier over every core. Any other selection of tiers
+    (`-m oracle`, `-m editor`, scripts/test's `-m ""`) runs in one process: the oracle starts all
+    the programs its tests need at once (two at a time) in each process that runs any of them,
+    and the editor tests drive real editors."""
+    if config.option.markexpr != fast_tier_expression(config):
+        return 0
+    return None  # xdist's own count
 
 
 @pytest.fixture(autouse=True, scope="session")

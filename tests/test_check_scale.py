@@ -144,6 +144,7 @@ def _full(root: Path, monkeypatch) -> list[tuple]:
         return _check("--no-cache", "-j", "1", str(root))  # (one process: nothing shared out)
 
 
+@pytest.mark.slow  # a generated tree checked five ways (~4-6 s per seed)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_pruned_cached_parallel_and_one_file_checks_equal_the_full_analysis(tmp_path, monkeypatch, seed):
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))

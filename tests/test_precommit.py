@@ -14,6 +14,8 @@ from tests.conftest import CORPUS, ROOT
 from tests.test_notebooks_check import issue_notebook
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+# pre-commit builds the hook's environment from the package index (~20 s a test).
+pytestmark = pytest.mark.slow
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -57,7 +59,8 @@ def try_repo(hook_repo: Path, home: Path, work: Path, files: dict[str, str]) -> 
 
 def test_a_failing_kernel_fails_the_hook(hook_repo, pre_commit_home, tmp_path):
     proc = try_repo(hook_repo, pre_commit_home, tmp_path / "work",
-                    {"kernel.py": (CORPUS / "get_global_interpret_true_basic.py").read_text(), "nb.ipynb": issue_notebook(),
+                    {"kernel.py": (CORPUS / "get_global_interpret_true_basic.py").read_text(),
+                     "nb.ipynb": issue_notebook(),
                      "notes.txt": "not checked\n"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "pallas-lsp...." in proc.stdout and "Failed" in proc.stdout

@@ -95,6 +95,7 @@ def test_without_the_flag_nothing_is_added_or_imported(project):
     assert loaded(project) == ["pallas_lsp", "pallas_lsp.pytest_plugin"]
 
 
+@pytest.mark.slow  # inner pytest runs (~6 s)
 def test_analysis_is_imported_only_once_a_test_fails(project):
     proc = run_pytest(project, "--pallas-explain", "-k", "passes or expected")
     assert proc.returncode == 0, proc.stdout
@@ -103,6 +104,7 @@ def test_analysis_is_imported_only_once_a_test_fails(project):
     assert "pallas_lsp.records" in loaded(project) and "pallas_lsp.analysis" not in loaded(project)
 
 
+@pytest.mark.slow  # inner pytest runs (~9 s)
 def test_outcomes_and_exit_codes_do_not_change(project):
     plain, explained = run_pytest(project), run_pytest(project, "--pallas-explain")
     assert (plain.returncode, summary(plain.stdout)) == (explained.returncode, summary(explained.stdout))
@@ -119,6 +121,7 @@ def test_it_is_the_entry_point_that_loads_it(project):
     assert proc.returncode == 4 and "unrecognized arguments: --pallas-explain" in proc.stderr
 
 
+@pytest.mark.slow  # inner pytest with xdist workers (~11 s)
 def test_under_xdist(project):
     pytest.importorskip("xdist")
     proc = run_pytest(project, "--pallas-explain", "-n", "2")

@@ -87,6 +87,7 @@ def server():
 COUNTER = {"edits": 0, "docs": 0}
 
 
+@pytest.mark.slow  # 400 random edit scripts through a real server (~13 s)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(script=edit_script())

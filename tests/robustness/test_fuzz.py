@@ -27,6 +27,7 @@ def test_fuzz_crash_regressions(crash):
     analyse(text, "fuzz.py")  # must not raise
 
 
+@pytest.mark.slow  # a real fuzzer run (~25 s)
 def test_fuzz_target_short_run(tmp_path):
     pytest.importorskip("atheris", reason="atheris is in the test extra; install it with pip install -e '.[test]'")
     out = tmp_path / "corpus"
