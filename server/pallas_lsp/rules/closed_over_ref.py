@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal, TupleVal
-from ..analysis.launches import kernel_operand_params, scratch_count
+from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal, PartialVal, TupleVal
+from ..analysis.launches import Launch, kernel_operand_params, scratch_count
+from ..analysis.reach import Reached, reach
 from ..analysis.findings import Fix, Related
 from ..analysis.fixes import cst_edits, launches_of_kernel, remove_kwarg  # (cst_edits: loaded on first use)
 from ..analysis.rule_api import Hit, Report
@@ -40,53 +41,157 @@ class ClosedRef:
     # Where the Ref is made: the jax.new_ref(...) call, or the launch of the enclosing kernel
     # whose Ref it is (the scratch entry, for a scratch Ref).
     origin: tuple[ast.AST, Scope] | None = None
+    enclosing: Launch | None = None  # the launch of the enclosing kernel whose Ref it is
 
 
 def closed_over_refs(hit: Hit) -> list[ClosedRef]:
     """The Refs made outside the kernel that the kernel and its helpers read, once each: those
-    of ``jax.new_ref(...)``, and for a launch nested in another kernel, that kernel's own Refs."""
+    of ``jax.new_ref(...)``, and for a launch made in code another kernel runs, that kernel's
+    own Refs. A Ref reaches the kernel as a name it closes over, through the parameters of the
+    functions that build the launch, or as an argument ``functools.partial`` binds the kernel."""
     ev = hit.ev
     inside = {id(r.scope) for r in hit.view.reached}
+    enclosing = _Enclosing(hit)
     out: list[ClosedRef] = []
-    seen: set[int] = set()
+    seen: set[object] = set()
+
+    def add(v, node: ast.expr, scope: Scope, order, use: ast.Name, use_scope: Scope) -> None:
+        v = _through_factory(hit, v)
+        if isinstance(v, ParamVal):
+            key = (id(v.scope), v.name)
+            if key not in seen and (found := enclosing.ref(v, node, scope, order, use, use_scope)):
+                seen.add(key)
+                out.append(found)
+                return
+            v = _new_ref_passed(hit, v)
+        if not (isinstance(v, CallVal) and ev.called_api(v) == NEW_REF) or id(v.site.node) in seen:
+            return
+        seen.add(id(v.site.node))
+        if _traced(ev, v.site.scope):  # (outside jax.jit a Ref in a kernel fails otherwise)
+            out.append(ClosedRef(use, use_scope, v, _refused_space(hit, v), (v.site.node, v.site.scope)))
+
     for r in hit.view.reached:
         scope = r.scope
         for name in _names_read_in(scope):
             b = ev.lookup(name.id, scope)
             if b is None or b.scope is None or id(b.scope) in inside:
                 continue  # (bound in the kernel, or not found)
-            v = _through_factory(hit, ev.value(name, scope))
-            if isinstance(v, ParamVal):
-                if (v.scope.node, v.name) not in seen and (found := _enclosing_kernel_ref(hit, v, name, scope)):
-                    seen.add((v.scope.node, v.name))  # type: ignore[arg-type]
-                    out.append(found)
-                continue
-            if not (isinstance(v, CallVal) and ev.called_api(v) == NEW_REF) or id(v.site.node) in seen:
-                continue
-            seen.add(id(v.site.node))
-            if _traced(ev, v.site.scope):  # (outside jax.jit a Ref in a kernel fails otherwise)
-                out.append(ClosedRef(name, scope, v, _refused_space(hit, v), (v.site.node, v.site.scope)))
+            add(ev.value(name, scope), name, scope, None, name, scope)
+    for param, (node, scope, order) in _partial_bound(hit).items():
+        kernel = hit.launch.kernel
+        use = next((n for n in _names_read_in(kernel) if n.id == param), None) if kernel is not None else None
+        if use is not None:  # (a Ref bound but never read is not traced into the kernel)
+            add(ev.value(node, scope, order), node, scope, order, use, kernel)
     return out
 
 
-def _enclosing_kernel_ref(hit: Hit, p: ParamVal, use: ast.Name, use_scope: Scope) -> ClosedRef | None:
-    """A parameter of the kernel of another launch, read by this launch's kernel built inside
-    it: a Ref of that kernel. Measured under jax 0.12 with the outer launch interpreted
-    (interpret=True): pallas_call's discharge refuses it, a scratch Ref by its memory space
-    (``pltpu.VMEM(...)``: vmem), an operand Ref as "default" (without BlockSpecs). With TPU
-    interpret params outside, JAX fails otherwise ("Cannot lower a pallas_call with
-    constants"): no claim is made there, nor for a kernel launched in an unknown mode."""
-    launch = hit.launch
-    if not _within(launch.site.scope, p.scope):
-        return None
-    for outer in hit.view.all_launches:
-        if outer is launch or not any(k is p.scope for k in outer.kernels) or not outer.contexts \
-                or any(c.mode != Mode.INTERPRET for c in outer.contexts):
+def _partial_bound(hit: Hit) -> dict[str, tuple[ast.expr, Scope, object]]:
+    """The kernel's parameters that ``functools.partial(kernel, ...)`` fills at the launch, with
+    the argument each is given."""
+    ev, kernel = hit.ev, hit.launch.kernel
+    v = hit.launch.kernel_value
+    prefix: list[tuple[str | None, ast.expr, Scope, object]] = []
+    while isinstance(v, PartialVal):
+        site = v.site
+        order = ev.order_of(site)
+        prefix = [(None, a, site.scope, order) for a in site.positional[1:]] + \
+            [(k, a, site.scope, order) for k, a in site.keywords.items()] + prefix
+        v = v.func
+    if not prefix or kernel is None or not isinstance(v, FuncVal) or v.scope is not kernel:
+        return {}
+    params = [p[0] for p in kernel.params]
+    out: dict[str, tuple[ast.expr, Scope, object]] = {}
+    at = 0
+    for keyword, node, scope, order in prefix:
+        if isinstance(node, ast.Starred):
+            return out  # (where the rest go is not known)
+        if keyword is None:
+            if at >= len(params):
+                return out
+            keyword, at = params[at], at + 1
+        out[keyword] = (node, scope, order)
+    return out
+
+
+def _new_ref_passed(hit: Hit, p: ParamVal, depth: int = 0):
+    """The ``jax.new_ref(...)`` a call of the function that builds the launch passes for its
+    parameter ``p`` (through a few such functions), or ``p``."""
+    ev = hit.ev
+    if depth > 3 or not _within(hit.launch.site.scope, p.scope):
+        return p
+    for inv in ev.callers_of(p.scope):
+        bound = ev.bind_param(inv, p.name)
+        if bound is None or bound.node is None or bound.scope is None or bound.default:
             continue
-        found = _kernel_ref_space(hit, outer, p)
-        if found is not None:
-            return ClosedRef(use, use_scope, None, found[0], found[1])
-    return None
+        v = ev.value(bound.node, bound.scope, bound.order)
+        if isinstance(v, ParamVal):
+            v = _new_ref_passed(hit, v, depth + 1)
+        if isinstance(v, CallVal) and ev.called_api(v) == NEW_REF:
+            return v
+    return p
+
+
+class _Enclosing:
+    """The launches whose kernels run the code that builds this launch, with what their kernels
+    reach (worked out once, on the first parameter asked about)."""
+
+    def __init__(self, hit: Hit) -> None:
+        self.hit = hit
+        self._found: list[tuple[Launch, list[Reached]]] | None = None
+
+    def launches(self) -> list[tuple[Launch, list[Reached]]]:
+        if self._found is None:
+            self._found = self._work_out()
+        return self._found
+
+    def _work_out(self) -> list[tuple[Launch, list[Reached]]]:
+        """Only launches interpreted with interpret=True: measured under jax 0.12 with the outer
+        launch so, pallas_call's discharge refuses the enclosing kernel's Refs. With TPU or GPU
+        interpret params outside, JAX fails otherwise ("Cannot lower a pallas_call with
+        constants"): no claim is made there, nor for a kernel launched in an unknown mode."""
+        hit, ev = self.hit, self.hit.ev
+        launch = hit.launch
+        builders = _callers_closure(ev, launch.site.scope)
+        out = []
+        for outer in hit.view.all_launches:
+            if outer is launch or not outer.kernels or not any(id(k) in builders for k in outer.kernels) \
+                    or not outer.contexts or any(c.mode != Mode.INTERPRET for c in outer.contexts):
+                continue
+            reached = reach(ev, list(outer.kernels))
+            if any(r.scope is launch.site.scope for r in reached):  # (the launch is built as it runs)
+                out.append((outer, reached))
+        return out
+
+    def ref(self, p: ParamVal, node: ast.expr, scope: Scope, order, use: ast.Name, use_scope: Scope) -> ClosedRef | None:
+        """A parameter of a function an enclosing kernel runs (the kernel itself, or a helper
+        it passes its Ref to), read as ``node``: the enclosing kernel's Ref it holds there."""
+        ev = self.hit.ev
+        for outer, reached in self.launches():
+            for r in reached:
+                if r.scope is not p.scope:
+                    continue
+                with ev.within(r.frames):
+                    held = ev.value(node, scope, order)
+                if isinstance(held, ParamVal) and held.scope is outer.kernel:
+                    found = _kernel_ref_space(self.hit, outer, held)
+                    if found is not None:
+                        return ClosedRef(use, use_scope, None, found[0], found[1], outer)
+        return None
+
+
+def _callers_closure(ev, scope: Scope | None, depth: int = 4) -> set[int]:
+    """The functions that may run ``scope``'s code: those it is written in, and their callers,
+    a few calls up (a cheap bound on which kernels to follow with reach)."""
+    out: set[int] = set()
+    todo = [(scope, 0)]
+    while todo:
+        s, d = todo.pop()
+        while s is not None and id(s) not in out:
+            out.add(id(s))
+            if s.kind in ("function", "lambda") and d < depth:
+                todo += [(inv.site.scope, d + 1) for inv in ev.callers_of(s)]
+            s = s.parent
+    return out
 
 
 def _kernel_ref_space(hit: Hit, outer, p: ParamVal) -> tuple[str, tuple[ast.AST, Scope]] | None:
@@ -103,6 +208,8 @@ def _kernel_ref_space(hit: Hit, outer, p: ParamVal) -> tuple[str, tuple[ast.AST,
     at = params.index(p.name)
     first_scratch = len(params) - scratch
     if at < first_scratch:
+        if outer.api.name != api.PALLAS_CALL:
+            return None  # (pl.kernel's operands: closing over one ran clean)
         blocked = any(k in outer.options for k in ("in_specs", "out_specs", "grid_spec"))
         return None if blocked else ("default", (outer.site.node.func, outer.site.scope))
     opt = outer.options.get("scratch_shapes") or outer.options.get("scratch_types")
@@ -183,10 +290,14 @@ class _ClosedOverRefRule(PythonRule):
     launch_apis = frozenset({api.PALLAS_CALL})
 
     def report(self, hit: Hit, ref: ClosedRef, error: str, headline: str) -> Report:
-        related = ()
+        related: tuple[Related, ...] = ()
         if ref.origin is not None:
             note = "the Ref is made here" if ref.made is not None else "the Ref is the enclosing kernel's, made by this launch"
             related = (Related(hit.span_of(*ref.origin), note),)
+        outer = ref.enclosing
+        if outer is not None and (ref.origin is None or ref.origin[0] is not outer.site.node.func):
+            related += (Related(outer.anchor, f"the enclosing kernel `{outer.kernel_name}` is launched here, "
+                                              f"and builds the launch as it runs"),)
         return Report(error, headline, span=hit.span_of(ref.use, ref.use_scope), key=id(ref.use), related=related)
 
 
@@ -242,6 +353,8 @@ def pass_as_operand_fix(hit: Hit, ref: ClosedRef) -> Fix | None:
     if p.posonlyargs or p.vararg or p.kwonlyargs or p.kwarg or p.defaults:
         return None
     name = ref.use.id
+    if any(a.arg == name for a in p.args):
+        return None  # (a parameter functools.partial fills: the kernel has the name already)
     uses = [n for n in own_nodes(fdef) if isinstance(n, ast.Name) and n.id == name]
     reads = {id(n.value) for n in own_nodes(fdef) if isinstance(n, ast.Subscript)
              and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)}
