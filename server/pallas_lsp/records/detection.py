@@ -3,154 +3,37 @@
 A record may carry ``"detection": {...}`` (records the project writes, records a user adds with
 ``--records`` / ``records = [...]``); the shipped seed records stay byte-identical, so theirs
 would live beside them, in ``detection/<slug>.json`` (``{"slug": ..., "detection": {...}}``).
-``pallas_lsp.rules.data`` turns each section into a rule. The schema (docs/rules.md has a
-worked example)::
+``pallas_lsp.rules.data`` turns each section into a rule.
 
-    {
-      "code": "PAL150", "name": "copy-without-barrier-gpu-interpret",   # required
-      "summary": "...",                                                  # default: the error message
-      "construct": {"call": "<public API name>" | [...],                 # a call reached from the kernel
-                    "label": "plgpu.copy_gmem_to_smem",                  # how messages name it
-                    "where": [<condition>, ...]}                         # all must hold
-                 | {"launch": "<launch API name>" | [...], "where": [...]},  # the launch itself
-      "modes": ["interpret" | "tpu-interpret" | "gpu-interpret" | "mosaic-gpu" | "triton" | "tpu"
-                | "compiled" | "cuda-lowering" | "cpu-host" | "setter-missed", ...],  # required
-      "launchedBy": ["<launch API name>", ...],                           # only kernels launched so
-      "unlessInterpretParams": {"<field>": <literal>},                     # quiet when the params say so
-      "loweredFor": ["cuda", ...],                                         # only explicit lowerings for these
-      "loweringSemantics": ["warpgroup" | "lane"],                         # Mosaic GPU's, as the code says
-      "quietWhenLaunch": [<condition>, ...],                               # an earlier error of the launch
-      "transformedBy": ["differentiate" | "reverse" | "batch" | "jax.jacfwd", ...],  # only launches transformed so
-      "underline": "construct" | "transform" | {"argument": <argument>}
-                   | {"condition": <i>[, "argument": <argument>]},
-      "error": "<template>",      # what JAX raises; default "{errorClass}: {errorMessage}"
-      "headline": "<template>",   # default "`{label}` cannot run in {context}"
-      "fixes": [{"title": "...", "safe": true|false, "unlessTransformedBy": [...], "unlessKernelCalls": [<API>, ...],
-                 "setKeyword": {"name": "...", "value": "<code>"}        # on the construct's call
-                 | "setLaunchKeyword": {"name": "...", "value": "<code>"}  # on the launch's call
-                 | "removeKeyword": "<name>"
-                 | "replaceCallee": "<code>"          # what the call underline.condition found calls
-                 | "replaceCall": "<code>"            # the construct's call, {arg:0} / {arg:mask} its arguments
-                 | "setInterpretParam": {"name": "...", "value": "<code>"}
-                 | "setCompilerParam": {"name": "...", "value": "<code>", "params": "<code>"}
-                 | "addScratch": {"value": "<code>", "name": "<parameter>", "replaceCall": "<code>"}
-                 | "transposeIntoScratch": {"name": "{src}_t"}
-                 | "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}
-                 | "makeGridStatic": true | "extendContext": true | "buildInContext": true
-                 | "interpretOnCpuHosts": true | "stopGradientAtInputs": true
-                 | "im2colRowsOutside": true}],
-      # <code> may name modules as {jax.experimental.pallas.tpu}: written in the module's own
-      # name for it, imported where it is not; "when": [<condition>, ...] offers the fix only
-      # where those hold on the construct's call, "whenTransformedBy": [...] only for a launch
-      # those transformations reach; "onUnderlined": true edits the call underline.condition found
-      "also": [{"code": ..., "name": ..., <any field above but "also">}, ...]   # more constructs
-    }
-
-A condition names an argument (``{"position": 2, "keyword": "barrier"}``: either way of
-passing it) and one test: ``"missing": true`` (not passed, or ``None``), ``"present": true``
-(passed a value that is surely not ``None``: a literal, a tuple or list, an API or a call of
-one, a comparison or arithmetic; a parameter or other value the analysis cannot tell does
-not count), ``"passed": true`` (passed, and not the literal ``None``: for an argument that can
-only be a Ref or a value, such as a barrier, where a name the analysis cannot follow is still
-not ``None``), ``"truthy": true`` / ``"falsy": true`` (passed, and surely true / false the way
-JAX's ``if value:`` sees it: a literal, or a literal tuple, list or dict by its length;
-``falsy`` includes ``None``), ``"nonEmptyAxes": true`` (an axis-names argument such as
-``collective_axes`` that JAX surely turns into a non-empty tuple: ``if not isinstance(axes,
-tuple): axes = (axes,)``, so any literal that is not a tuple, ``None`` and ``""`` included, or a
-literal tuple with items; a list, which makes another error, does not count), ``"nonZero": true`` (a literal number other than 0, or a literal
-tuple or list of numbers with one that is not 0: ``pl.Element(n, (1, 1))``'s padding),
-``"movingIndexMap": true`` (a lambda or def, written there or bound to a name, that returns an
-index which is surely not the literal 0 when traced: one of its own parameters, or a number
-other than 0; ``lambda i: (i, 0)``), ``"transposed": true`` (a Ref view made by ``.T`` or ``.transpose(...)``,
-written there or bound to a name, indexed or not), ``"equals": <literal>``, ``"notIn": [<literal>, ...]``,
-``"greaterThan": <int>``, ``"api": [<name>, ...]`` (it is that API, or a call of it, seen
-through ``.at[...]`` and indexing), or ``"contains": {"api": [...], "where": [...]}`` (a literal
-list or tuple holding a call of that API; ``where`` is tested on that call), or ``"anyLeaf":
-{"api": [...], "where": [...]}`` (the argument is such a call, or a literal list, tuple or dict
-holds one at any depth: a pytree of BlockSpecs). ``"api"`` may have
-a ``"where"`` too, tested on the call the argument is. Templates may use ``{errorClass}``,
-``{errorMessage}``, ``{label}``, ``{context}``, ``{argument}`` (the underlined argument's code)
-and ``{value}`` (its literal value); ``{api}`` is the short name of the API the construct's call is
-(``jnp.cumsum``), for a construct that names several.
-
-Additions for the wave-2 kinds (all optional):
-
-* The tests ``passed``, ``truthy``, ``falsy``, ``nonZero``, ``movingIndexMap``, ``transposed``
-  and ``anyLeaf`` above, and ``present`` meaning *surely not None* (it counted any value the
-  analysis could not tell); a helper's parameter is read as the call that reaches it from the
-  kernel passes it (``ping(sem, 0)`` for ``def ping(sem, core)``); the ``{api}`` placeholder.
-* ``"wholeArray": true | false`` on ``in_specs`` / ``out_specs`` (of the launch or of its grid
-  spec): true when every BlockSpec there surely covers its whole array (JAX's
-  ``has_trivial_window``: the block is the array's shape, known from the operands the launch is
-  applied to or from ``out_shape``, and the index map returns literal zeros; a missing
-  argument is whole arrays), false when one surely does not (the block differs from the
-  array's known shape; the witness is that BlockSpec, for ``underline.condition``).
-* On a ``launch`` construct, ``in_specs``, ``out_specs`` and ``scratch_shapes`` the launch does not
-  pass are read from its ``grid_spec=`` call
-  (``pl.GridSpec`` / ``pltpu.PrefetchScalarGridSpec``, by keyword or position), as JAX does.
-* ``"argument": {"rest": <n>}`` (with a ``contains`` test only): the positional arguments from
-  index ``n`` on and every keyword argument's value, seen as one list
-  (``pl.run_scoped(body, *types, **kw_types)``: ``{"rest": 1}``).
-* ``"loweredFor": ["cuda", ...]``: only contexts compiled by an explicit lowering or export
-  for one of these platforms (``.lower(lowering_platforms=("cuda",))``,
-  ``jax.export(..., platforms=["cuda"])``), and in one of ``modes``: ``"modes":
-  ["mosaic-gpu"], "loweredFor": ["cuda"]`` is a Mosaic GPU kernel lowered for CUDA. (The
-  ``"cuda-lowering"`` mode, by contrast, is any kernel lowered for CUDA.)
-* The ``"cpu-host"`` mode: a compiled launch the code says runs on a CPU host (the CPU platform
-  pinned, an inverted ``jax.default_backend()`` test, a lowering for ``"cpu"``;
-  analysis/hosts.py); ``"setter-missed"``: one compiled because a ``force_``/``set_``
-  interpret-mode call, which is how kernels are debugged on a CPU, misses it or one of its
-  calls. No other mode matches such a context: there the launch fails before any backend's
-  own error.
-* ``"underline": "host"`` (with the ``"cpu-host"`` mode): the line that is itself the mistake,
-  where one is (a ``with force_...()`` that misses the launch, a call made outside it), else
-  the construct. The placeholder ``{decidedBy}`` is what decided the context, in words.
-* ``"loweringSemantics": ["warpgroup" | "lane", ...]``: only Mosaic GPU kernels whose lowering
-  semantics the code surely says: ``plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.X)``,
-  or Warpgroup (the default) when the launch has no compiler params or they do not set it.
-  Compiler params the analysis cannot see keep the rule quiet.
-* ``"quietWhenLaunch": [<condition>, ...]``: conditions on the launch call (its keywords read
-  through wrappers and partials); when any of them holds, the rule says nothing. For an error
-  JAX raises only if an earlier check of the launch passed (the GPU interpreter asserts a
-  pallas_call's BlockSpecs are trivial before it interprets the body).
-* ``"underline": {"condition": <i>}``: the call the ``i``-th ``construct.where`` condition
-  found (its ``api`` test: the call the argument is; its ``contains`` test: the item of the
-  list), wherever that call is written (``spec = pltpu.PrefetchScalarGridSpec(...)`` a few
-  lines up); ``{"condition": <i>, "argument": {...}}``: that call's argument.
-* ``"transformedBy": [<kind or API>, ...]`` (a ``launch`` construct only): the rule is about
-  what is done *to* the launch, and is asked once for each transformation of these kinds, or
-  named here, that reaches it: ``jax.grad``, ``jax.value_and_grad``, ``jax.jvp``, ``jax.vjp``,
-  ``jax.linearize``, ``jax.jacfwd``, ``jax.jacrev``, ``jax.hessian`` "differentiate" (all but
-  ``jax.jvp`` and ``jax.jacfwd`` in reverse mode: "reverse"); ``jax.vmap`` is "batch"
-  (analysis/transforms.py says how a transformation reaches a launch, and what ends the
-  chain). ``"underline": "transform"`` underlines that transformation, and the
-  ``{transform}`` placeholder is its name (``jax.grad``). The launch is shown as related.
-* A fix's ``"unlessTransformedBy": [<kind or API>, ...]``: the fix is not offered for a
-  transformation of these kinds (``interpret=True`` cures the GPU interpreter's JVP error, but
-  under ``jax.grad`` the launch then meets pallas_call's reverse-mode error).
-* The test ``"dynamicEntry": true``: the argument (a grid) is, or is a literal tuple or list
-  with, an entry JAX surely does not see as a Python int: a ``jnp`` value (``jnp.int32(n)``), a
-  NumPy scalar, a traced ``lax`` value, or an argument of a function ``jax.jit`` traces (not
-  in its static arguments).
-* ``"also": [{...}, ...]``: more constructs that raise the same error (a call in the kernel
-  and a launch option that binds the same primitive, for instance). Each is a detection
-  section of its own with its own ``code`` and ``name`` (and usually ``construct``,
-  ``underline``, ``fixes``); every field it leaves out is the parent's, except that an entry
-  with its own ``construct`` does not inherit ``underline`` and ``fixes`` (they are about the
-  parent's construct). Each becomes a rule
-  tied to the same record. An ``also`` entry has no ``also`` of its own.
+The vocabulary is registered here, once: the section's fields (``DETECTION_FIELDS``,
+``CONSTRUCT_FIELDS``), the modes (``MODE_DOCS``), the template placeholders, each condition test
+(``CONDITION_TESTS``: a :class:`ConditionTest` with its parsing, documentation and example) and
+each fix op (``FIX_OP_REGISTRY``: a :class:`FixOp`). docs/data-rules.md's reference and
+``record.schema.json`` are generated from it (``pallas-lsp dev schema``, records/reference.py);
+rules/data.py decides each test and applies each op by the same names.
 """
 from __future__ import annotations
 
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-MODES = ("interpret", "tpu-interpret", "gpu-interpret", "mosaic-gpu", "triton", "tpu", "compiled", "cuda-lowering",
-         "cpu-host", "setter-missed")
-TESTS = ("missing", "present", "passed", "truthy", "falsy", "nonEmptyAxes", "transposed", "nonZero", "movingIndexMap",
-         "dynamicEntry", "wholeArray", "equals", "notIn", "greaterThan", "api", "contains", "anyLeaf")
+MODE_DOCS = {
+    "interpret": "`interpret=True`: the generic discharge interpreter",
+    "tpu-interpret": "TPU interpret params (`interpret=pltpu.InterpretParams(...)`, `pltpu.force_tpu_interpret_mode`)",
+    "gpu-interpret": "GPU interpret params (`interpret=plgpu.InterpretGPUParams(...)`, `force_gpu_interpret_mode`)",
+    "mosaic-gpu": "compiled through Mosaic GPU",
+    "triton": "compiled through Triton",
+    "tpu": "compiled through Mosaic TPU",
+    "compiled": "compiled, for any backend",
+    "cuda-lowering": "any kernel lowered for CUDA",
+    "cpu-host": "compiled on a CPU host, by the code's own facts: the CPU platform pinned, an inverted "
+                "`jax.default_backend()` test, a lowering for `\"cpu\"`",
+    "setter-missed": "compiled because a `force_`/`set_` interpret-mode call, which is how kernels are debugged "
+                     "on a CPU, misses the launch or one of its calls",
+}
+MODES = tuple(MODE_DOCS)
 TRANSFORM_KINDS = ("differentiate", "reverse", "batch", "shard")
 # The transformation APIs a detection may name (analysis/transforms.py's TRANSFORM_APIS).
 TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.linearize", "jax.jacfwd",
@@ -159,43 +42,65 @@ TRANSFORM_APIS = ("jax.grad", "jax.value_and_grad", "jax.jvp", "jax.vjp", "jax.l
 PLATFORMS = ("cuda", "rocm", "tpu", "cpu")
 SEMANTICS = ("warpgroup", "lane")
 MAX_ALSO = 8
-PLACEHOLDERS = {"errorClass", "errorMessage", "label", "context", "argument", "value", "api", "transform",
-                "decidedBy"}
-# setKeyword: a keyword of the construct's call; setLaunchKeyword: of the launch it is in (for a
-# call construct, the pallas_call or kernel call itself); replaceCallee: what the underlined
-# call calls (`plgpu.SMEM(...)` -> `pltpu.VMEM(...)`); setInterpretParam: a field of the
-# interpret params. Values may name modules as `{jax.experimental.pallas.tpu}`: the edit uses
-# the module's own name for it (and imports it where it is not imported). setCompilerParam: a
-# field of the launch's compiler params call, or (no params given) `compiler_params=<params>(...)`.
-# addScratch: one more kernel scratch buffer (`value`, appended to the launch's scratch list),
-# passed to the kernel as a new last parameter `name`, and the construct's call replaced by
-# `replaceCall` (which names the buffer by `name`): a barrier for a copy that had none.
-# Ops done in Python, for what a template cannot say:
-# * transposeIntoScratch / reduceInScratch (rules/scratch_fixes.py): a TMA store to a transposed
-#   view, or reducing into GMEM, done in a new SMEM buffer first ("{src}" in a name: the source
-#   buffer's name);
-# * makeGridStatic: true (rules/dynamic_grid_gpu_interpret.py): the launch's first grid entry
-#   that is not a Python int made one (static_argnames of the jax.jit tracing it, or
-#   jnp.int32(n) -> n); "{what}" in the title says which edit;
-# * extendContext: true (rules/context_fixes.py): the force_* block a launch's read escapes,
-#   extended over the statements right after it that hold the reads;
-# * buildInContext: true (rules/context_fixes.py): a launch read when built, bound to a name
-#   before a function's force_* block that calls it: a copy of the build as the block's first
-#   statement ("{name}" in the title: the name);
-# * interpretOnCpuHosts: true (rules/context_fixes.py): the falsy interpret setting that
-#   decides a CPU-host launch (a default, a constant, an inverted host test) written as
-#   ``jax.default_backend() == "cpu"``;
-# * stopGradientAtInputs: true (rules/transform_fixes.py): each argument of the built
-#   kernel's one application in the module wrapped in ``jax.lax.stop_gradient``;
-# * im2colRowsOutside: true (rules/im2col_fix.py): a copy from a ``plgpu.im2col_ref`` view
-#   made to read rows built outside the kernel (a new input; "{name}" in the title: its name).
-FIX_OPS = ("setKeyword", "setLaunchKeyword", "removeKeyword", "setInterpretParam", "setCompilerParam",
-           "replaceCallee", "replaceCall", "addScratch", "transposeIntoScratch", "reduceInScratch", "makeGridStatic",
-           "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
-           "im2colRowsOutside")
-# The ops written ``"<op>": true``: the edit is Python's (the file named above), no value to give.
-_FLAG_OPS = ("makeGridStatic", "extendContext", "buildInContext", "interpretOnCpuHosts", "stopGradientAtInputs",
-             "im2colRowsOutside")
+PLACEHOLDER_DOCS = {
+    "errorClass": "the record's `errorClass`",
+    "errorMessage": "the record's `errorMessage`",
+    "label": "the construct's label",
+    "context": "the launch's context in words (`TPU interpret mode`)",
+    "argument": "the underlined argument's code",
+    "value": "the underlined argument's literal value (its code when it is not a literal)",
+    "api": "the short name of the API the construct's call is (`jnp.cumsum`), for a construct that names several",
+    "transform": "the transformation's name (`jax.grad`), with `transformedBy`",
+    "decidedBy": "what decided the context, in words",
+}
+PLACEHOLDERS = set(PLACEHOLDER_DOCS)
+# The fields of a detection section (parsed in _parse_one) and what each says.
+DETECTION_FIELDS = {
+    "code": "required: the rule's code (2-5 capitals and 3 digits, `PAL190`); unused by any other rule",
+    "name": "required: the rule's kebab-case name; unused by any other rule",
+    "summary": "one line for `pallas-lsp rules` (default: the record's message)",
+    "construct": "required: what the error is about (below)",
+    "modes": "required: the contexts in which it fails (below); no other mode matches a CPU-host context",
+    "launchedBy": "launch APIs: only kernels launched by these",
+    "unlessInterpretParams": "`{\"<field>\": <literal>}`: quiet when the interpret params set that field to "
+                             "that value (`{\"inline_mgpu\": \"ignore\"}`), or when that cannot be told",
+    "loweredFor": f"platforms ({', '.join(PLATFORMS)}): only contexts compiled by an explicit lowering or export "
+                  "for one of them (`.lower(lowering_platforms=(\"cuda\",))`, `jax.export(..., platforms=[\"cuda\"])`), "
+                  "and in one of `modes`",
+    "loweringSemantics": f"Mosaic GPU's ({', '.join(SEMANTICS)}): only kernels whose lowering semantics the code "
+                         "surely says (warpgroup, the default, when the launch's compiler params do not set it); "
+                         "compiler params the analysis cannot see keep the rule quiet",
+    "quietWhenLaunch": "conditions on the launch call (keywords read through wrappers and partials); when one "
+                       "holds, an earlier error of the launch comes first and the rule is quiet",
+    "transformedBy": "a `launch` construct only: the rule is about what is done *to* the launch, and is asked "
+                     "once per transformation that reaches it of these kinds, `differentiate` (`jax.grad`, "
+                     "`jax.jvp`, ... all eight), `reverse` (`jax.grad`, `jax.value_and_grad`, `jax.vjp`, "
+                     "`jax.linearize`, `jax.jacrev`, `jax.hessian`), `batch` (`jax.vmap`), `shard` "
+                     "(`jax.shard_map`), or these APIs (`\"jax.jacfwd\"`). The chain goes through local "
+                     "functions, lambdas, `functools.partial` and `jax.jit`, and up to three modules; it ends "
+                     "at a `jax.custom_vjp`/`jax.custom_jvp` function and at a call given only "
+                     "`jax.lax.stop_gradient(...)` values",
+    "underline": "`\"construct\"` (default); `{\"argument\": {...}}`; `{\"condition\": <i>}`: the call the "
+                 "i-th `construct.where` condition found (an `api`, `contains`, `anyLeaf` or "
+                 "`\"wholeArray\": false` test), wherever it is written, and with `\"argument\"` that call's "
+                 "argument; `\"transform\"`: the transformation (needs `transformedBy`); `\"host\"`: for a "
+                 "CPU-host context, the `force_`/`set_` call or the call that is the mistake, where one is",
+    "error": "template of what JAX raises (default `{errorClass}: {errorMessage}`)",
+    "headline": "template of the message's start (default ``` `{label}` cannot run in {context} ```)",
+    "fixes": "up to 8 quick fixes (below)",
+    "also": f"1 to {MAX_ALSO} more constructs that raise the same error, each a detection section with its own "
+            "`code` and `name`; every field it leaves out is the parent's, except that an entry with its own "
+            "`construct` does not inherit `underline` and `fixes`. No `also` of its own",
+}
+CONSTRUCT_FIELDS = {
+    "call": "a call reached from the kernel, of this public API (a qualified name) or of one of a list; "
+            "`@API` matches calls of functions a decorator factory made (`@jax.experimental.pallas.mosaic_gpu.inline_mgpu`)",
+    "launch": "the launch itself (`jax.experimental.pallas.pallas_call`, `...mosaic_gpu.kernel`, ...), or one "
+              "of a list. Its `in_specs`, `out_specs` and `scratch_shapes` that the launch does not pass are "
+              "read from its `grid_spec=` call, as JAX reads them",
+    "label": "how messages name the construct (default: the API's short form, `pl.run_scoped`)",
+    "where": "conditions on the construct's arguments (below); all must hold",
+}
 # In a replaceCall template, {arg:0} / {arg:mask} / {arg:2|predicate} stand for the code of the
 # construct's call's argument at that position or keyword (the fix is not offered when it is
 # not passed), and {callWithout:reduce} for the call as written less that argument. A template
@@ -332,7 +237,7 @@ def _apis(v: Any, where: str) -> tuple[str, ...]:
 def _argref(v: Any, where: str) -> ArgRef:
     if not isinstance(v, dict) or not v:
         raise DetectionError(where, "must be an object with `position` and/or `keyword` (or `rest`)")
-    unknown = set(v) - {"position", "keyword", "rest"}
+    unknown = set(v) - set(ARGUMENT_FIELDS)
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", "unknown field (expected `position`, `keyword` or `rest`)")
     if "rest" in v:
@@ -374,36 +279,10 @@ def _condition(c: Any, where: str, depth: int) -> Condition:
     if len(tests) != 1:
         raise DetectionError(where, f"needs exactly one test of: {', '.join(TESTS)}")
     test = tests[0]
-    value = c[test]
-    sub: tuple[Condition, ...] = ()
-    if test in ("missing", "present", "passed", "truthy", "falsy", "nonEmptyAxes", "transposed", "nonZero",
-                "movingIndexMap", "dynamicEntry"):
-        if value is not True:
-            raise DetectionError(f"{where}.{test}", "must be true")
-    elif test == "wholeArray":
-        if not isinstance(value, bool):
-            raise DetectionError(f"{where}.wholeArray", "must be true or false")
-        if arg.keyword not in ("in_specs", "out_specs"):
-            raise DetectionError(f"{where}.argument", "a `wholeArray` test is about `in_specs` or `out_specs`")
-    elif test == "equals":
-        if not _is_literal(value):
-            raise DetectionError(f"{where}.equals", "must be a literal (string, number, boolean or null)")
-    elif test == "notIn":
-        if not isinstance(value, list) or not value or not all(_is_literal(x) for x in value):
-            raise DetectionError(f"{where}.notIn", "must be a non-empty list of literals")
-        value = tuple(value)
-    elif test == "greaterThan":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise DetectionError(f"{where}.greaterThan", "must be an integer")
-    elif test == "api":
-        value = _apis(value, f"{where}.api")
-    elif test in ("contains", "anyLeaf"):
-        if not isinstance(value, dict) or "api" not in value or set(value) - {"api", "where"}:
-            raise DetectionError(f"{where}.{test}", "must be an object with `api` (and optionally `where`)")
-        sub = _conditions(value.get("where"), f"{where}.{test}.where", depth + 1)
-        value = _apis(value["api"], f"{where}.{test}.api")
+    spec = CONDITION_TESTS[test]
+    value, sub = spec.parse(c[test], arg, where, depth)
     if "where" in c:
-        if test != "api":
+        if not spec.takes_where:
             raise DetectionError(f"{where}.where", "only an `api` test can have `where`")
         sub = _conditions(c["where"], f"{where}.where", depth + 1)
     return Condition(arg, test, value, sub)
@@ -441,8 +320,7 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
             raise DetectionError(w, "must be an object")
         title = _str(f, "title", w, required=True)
         ops = [o for o in FIX_OPS if o in f]
-        unknown = set(f) - set(FIX_OPS) - {"title", "safe", "unlessTransformedBy", "whenTransformedBy", "when",
-                                           "onUnderlined", "unlessKernelCalls"}
+        unknown = set(f) - set(FIX_OPS) - set(FIX_FIELDS)
         if unknown:
             raise DetectionError(f"{w}.{sorted(unknown)[0]}", f"unknown field (edits: {', '.join(FIX_OPS)})")
         if len(ops) != 1:
@@ -454,60 +332,16 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         when = _conditions(f["when"], f"{w}.when") if "when" in f else ()
         when_by = _transforms(f["whenTransformedBy"], f"{w}.whenTransformedBy") if "whenTransformedBy" in f else ()
         on_underlined = f.get("onUnderlined", False)
-        if not isinstance(on_underlined, bool) or (on_underlined and ops[0] not in ("setKeyword", "removeKeyword")):
-            raise DetectionError(f"{w}.onUnderlined", "must be true or false, with setKeyword or removeKeyword")
+        if not isinstance(on_underlined, bool) or (on_underlined and not FIX_OP_REGISTRY[ops[0]].on_underlined):
+            editing = " or ".join(n for n, o in FIX_OP_REGISTRY.items() if o.on_underlined)
+            raise DetectionError(f"{w}.onUnderlined", f"must be true or false, with {editing}")
         calls = f.get("unlessKernelCalls", [])
         if not isinstance(calls, list) or not all(isinstance(a, str) and _API_RE.match(a) for a in calls):
             raise DetectionError(f"{w}.unlessKernelCalls", "must be a list of public API names")
         common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by,
                       on_underlined=on_underlined, unless_kernel_calls=tuple(calls))
         op = ops[0]
-        body = f[op]
-        if op == "removeKeyword":
-            if not isinstance(body, str) or not _IDENT_RE.match(body):
-                raise DetectionError(f"{w}.removeKeyword", "must be a keyword name")
-            out.append(FixSpec(title, op, body, "", **common))
-            continue
-        if op in ("replaceCallee", "replaceCall"):
-            out.append(FixSpec(title, op, "", _fix_value(body, f"{w}.{op}", lines=MAX_TEMPLATE_LINES
-                                                         if op == "replaceCall" else 1), **common))
-            continue
-        if op in _FLAG_OPS:
-            if body is not True:
-                raise DetectionError(f"{w}.{op}", "must be true")
-            out.append(FixSpec(title, op, "", **common))
-            continue
-        if op in ("transposeIntoScratch", "reduceInScratch"):
-            fields = {"name"} if op == "transposeIntoScratch" else {"name", "barrier"}
-            if not isinstance(body, dict) or set(body) != fields:
-                raise DetectionError(f"{w}.{op}", f"must be an object with {' and '.join(f'`{x}`' for x in sorted(fields))}")
-            for key in sorted(fields):
-                if not isinstance(body[key], str) or not _IDENT_RE.match(body[key].replace("{src}", "src")):
-                    raise DetectionError(f"{w}.{op}.{key}", "must be a parameter name ({src}: the source buffer's)")
-            out.append(FixSpec(title, op, body["name"], body.get("barrier", ""), **common))
-            continue
-        if op == "addScratch":
-            if not isinstance(body, dict) or set(body) != {"name", "value", "replaceCall"}:
-                raise DetectionError(f"{w}.{op}", "must be an object with `name`, `value` and `replaceCall`")
-            if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
-                raise DetectionError(f"{w}.{op}.name", "must be a parameter name")
-            out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"),
-                               template=_fix_value(body["replaceCall"], f"{w}.{op}.replaceCall",
-                                                   lines=MAX_TEMPLATE_LINES), **common))
-            continue
-        if op == "setCompilerParam":
-            if not isinstance(body, dict) or set(body) != {"name", "value", "params"}:
-                raise DetectionError(f"{w}.{op}", "must be an object with `name`, `value` and `params`")
-            if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
-                raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
-            out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"),
-                               params=_fix_value(body["params"], f"{w}.{op}.params"), **common))
-            continue
-        if not isinstance(body, dict) or set(body) != {"name", "value"}:
-            raise DetectionError(f"{w}.{op}", "must be an object with `name` and `value`")
-        if not isinstance(body["name"], str) or not _IDENT_RE.match(body["name"]):
-            raise DetectionError(f"{w}.{op}.name", "must be a keyword name")
-        out.append(FixSpec(title, op, body["name"], _fix_value(body["value"], f"{w}.{op}.value"), **common))
+        out.append(FixSpec(title, op, **{"name": "", **FIX_OP_REGISTRY[op].parse(f[op], w)}, **common))
     return tuple(out)
 
 
@@ -534,6 +368,451 @@ def _fix_value(value: Any, where: str, lines: int = 1) -> str:
     except (SyntaxError, ValueError):
         raise DetectionError(where, f"{value!r} is not a Python expression") from None
     return value
+
+
+
+# --- The vocabulary, registered --------------------------------------------------------------
+# Each condition test and fix op is one registered object: its JSON key, how its value parses
+# (errors name the field), its documentation and an example. docs/data-rules.md's reference and
+# record.schema.json are generated from these (records/reference.py); rules/data.py decides
+# each test and applies each op, keyed by the same names (it checks it covers them all).
+
+
+@dataclass(frozen=True)
+class ConditionTest:
+    """A test a condition makes of its argument, written ``"<name>": <value>`` beside
+    ``"argument"``. The base takes ``true`` and nothing else."""
+
+    name: str
+    doc: str
+    example: dict
+    takes_where: ClassVar[bool] = False  # ``"where": [...]`` beside it, tested on the call found
+
+    def parse(self, value: Any, arg: ArgRef, where: str, depth: int) -> tuple[Any, tuple[Condition, ...]]:
+        if value is not True:
+            raise DetectionError(f"{where}.{self.name}", "must be true")
+        return value, ()
+
+    def value_schema(self) -> dict:
+        return {"const": True}
+
+
+@dataclass(frozen=True)
+class WholeArrayTest(ConditionTest):
+    def parse(self, value, arg, where, depth):
+        if not isinstance(value, bool):
+            raise DetectionError(f"{where}.{self.name}", "must be true or false")
+        if arg.keyword not in ("in_specs", "out_specs"):
+            raise DetectionError(f"{where}.argument", "a `wholeArray` test is about `in_specs` or `out_specs`")
+        return value, ()
+
+    def value_schema(self):
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class LiteralTest(ConditionTest):
+    def parse(self, value, arg, where, depth):
+        if not _is_literal(value):
+            raise DetectionError(f"{where}.{self.name}", "must be a literal (string, number, boolean or null)")
+        return value, ()
+
+    def value_schema(self):
+        return {"$ref": "#/$defs/literal"}
+
+
+@dataclass(frozen=True)
+class LiteralListTest(ConditionTest):
+    def parse(self, value, arg, where, depth):
+        if not isinstance(value, list) or not value or not all(_is_literal(x) for x in value):
+            raise DetectionError(f"{where}.{self.name}", "must be a non-empty list of literals")
+        return tuple(value), ()
+
+    def value_schema(self):
+        return {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/literal"}}
+
+
+@dataclass(frozen=True)
+class IntegerTest(ConditionTest):
+    def parse(self, value, arg, where, depth):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise DetectionError(f"{where}.{self.name}", "must be an integer")
+        return value, ()
+
+    def value_schema(self):
+        return {"type": "integer"}
+
+
+@dataclass(frozen=True)
+class ApiTest(ConditionTest):
+    takes_where: ClassVar[bool] = True
+
+    def parse(self, value, arg, where, depth):
+        return _apis(value, f"{where}.{self.name}"), ()
+
+    def value_schema(self):
+        return {"$ref": "#/$defs/apis"}
+
+
+@dataclass(frozen=True)
+class HeldCallTest(ConditionTest):
+    """``{"api": [...], "where": [...]}``: a call of those APIs somewhere in the argument."""
+
+    def parse(self, value, arg, where, depth):
+        if not isinstance(value, dict) or "api" not in value or set(value) - {"api", "where"}:
+            raise DetectionError(f"{where}.{self.name}", "must be an object with `api` (and optionally `where`)")
+        sub = _conditions(value.get("where"), f"{where}.{self.name}.where", depth + 1)
+        return _apis(value["api"], f"{where}.{self.name}.api"), sub
+
+    def value_schema(self):
+        return {"type": "object", "required": ["api"], "additionalProperties": False,
+                "properties": {"api": {"$ref": "#/$defs/apis"}, "where": {"$ref": "#/$defs/conditions"}}}
+
+
+def _registry(entries):
+    out = {}
+    for e in entries:
+        if e.name in out:
+            raise ValueError(f"{e.name} is registered twice")
+        out[e.name] = e
+    return out
+
+
+_PL = "jax.experimental.pallas"
+CONDITION_TESTS: dict[str, ConditionTest] = _registry([
+    ConditionTest(
+        "missing",
+        "The argument is not passed, or is passed the literal `None`. Where the call spreads "
+        "`*args` (a positional argument) or `**kwargs`, it may be passed there, and the test does not hold.",
+        {"argument": {"position": 2, "keyword": "barrier"}, "missing": True}),
+    ConditionTest(
+        "present",
+        "The argument is passed a value that is surely not `None`: a literal, a tuple or list, an API or "
+        "a call of one, a local function, a comparison or arithmetic. A parameter or other value the "
+        "analysis cannot tell does not count.",
+        {"argument": {"keyword": "collective_axes"}, "present": True}),
+    ConditionTest(
+        "passed",
+        "The argument is passed, and not as the literal `None`: for an argument that can only be a Ref "
+        "or a value (a barrier), where a name the analysis cannot follow is still not `None`.",
+        {"argument": {"keyword": "barrier"}, "passed": True}),
+    ConditionTest(
+        "truthy",
+        "The argument is passed, and surely true the way JAX's `if value:` sees it: a literal, or a "
+        "literal tuple, list or dict by its length.",
+        {"argument": {"keyword": "has_side_effects"}, "truthy": True}),
+    ConditionTest(
+        "falsy",
+        "The argument is passed, and surely false the way JAX's `if value:` sees it (a literal `None`, "
+        "`0`, `False`, `\"\"`, or an empty literal tuple, list or dict).",
+        {"argument": {"keyword": "collective_axes"}, "falsy": True}),
+    ConditionTest(
+        "nonEmptyAxes",
+        "An axis-names argument (`collective_axes`) that JAX surely turns into a non-empty tuple "
+        "(`if not isinstance(axes, tuple): axes = (axes,)`): any literal that is not a tuple, `None` and "
+        "`\"\"` included, or a literal tuple with items, followed through names and the parameters the "
+        "kernel's calls fill. `()` does not count, nor a list (it makes another error).",
+        {"argument": {"keyword": "collective_axes"}, "nonEmptyAxes": True}),
+    ConditionTest(
+        "transposed",
+        "The argument is a Ref view made by `.T` or `.transpose(...)`, written there or bound to a name, "
+        "indexed or not.",
+        {"argument": {"position": 0}, "transposed": True}),
+    ConditionTest(
+        "nonZero",
+        "A literal number other than 0, or a literal tuple or list of numbers with one that is not 0 "
+        "(`pl.Element(n, (1, 1))`'s padding).",
+        {"argument": {"position": 1, "keyword": "padding"}, "nonZero": True}),
+    ConditionTest(
+        "movingIndexMap",
+        "A lambda or def, written there or bound to a name, that returns an index which is surely not "
+        "the literal 0 when traced: one of its own parameters, or a number other than 0 "
+        "(`lambda i: (i, 0)`). A function with several returns does not count.",
+        {"argument": {"position": 1, "keyword": "index_map"}, "movingIndexMap": True}),
+    ConditionTest(
+        "dynamicEntry",
+        "A grid, or an entry of a literal grid, that JAX surely does not see as a Python int when the "
+        "launch is built: a `jnp` value (`jnp.int32(n)`), a NumPy scalar, a traced `lax` value, or an "
+        "argument of a function `jax.jit` traces (not among its static arguments).",
+        {"argument": {"keyword": "grid"}, "dynamicEntry": True}),
+    WholeArrayTest(
+        "wholeArray",
+        "On `in_specs` or `out_specs` of a launch (or of its grid spec). `true`: every BlockSpec there "
+        "surely covers its whole array (JAX's `has_trivial_window`: the block is the array's shape, known "
+        "from the operands the launch is applied to, followed to the callers' `jnp.ones((8, 128))`, or "
+        "from `out_shape`, and the index map returns literal zeros; an argument not passed is whole "
+        "arrays). `false`: one surely does not (its block differs from the array's known shape); that "
+        "BlockSpec's call is what `underline.condition` points at.",
+        {"argument": {"keyword": "in_specs"}, "wholeArray": False}),
+    LiteralTest(
+        "equals",
+        "The argument is this literal (string, number, boolean or null; `true` is not `1` here).",
+        {"argument": {"keyword": "dimension_semantics"}, "equals": "parallel"}),
+    LiteralListTest(
+        "notIn",
+        "The argument is a literal that is none of these.",
+        {"argument": {"keyword": "reduction_op"}, "notIn": ["add", None]}),
+    IntegerTest(
+        "greaterThan",
+        "The argument is a literal integer greater than this one.",
+        {"argument": {"keyword": "num_cores"}, "greaterThan": 1}),
+    ApiTest(
+        "api",
+        "The argument is one of these APIs (public qualified names), or a call of one, seen through "
+        "`.at[...]`, indexing, names and a small local helper's return (`spec(pltpu.SMEM)`). With "
+        "`\"where\": [...]` beside it, those conditions must hold of the call the argument is.",
+        {"argument": {"keyword": "memory_space"}, "api": [f"{_PL}.mosaic_gpu.SMEM"]}),
+    HeldCallTest(
+        "contains",
+        "A literal list or tuple holding a call of `api` (one of those APIs) for which the conditions "
+        "of `where` hold (`scratch_shapes=[plgpu.RefUnion(...)]`). With `\"argument\": {\"rest\": n}` "
+        "the arguments from position n on, and every keyword's value, are that list.",
+        {"argument": {"keyword": "scratch_shapes"}, "contains": {"api": [f"{_PL}.mosaic_gpu.RefUnion"]}}),
+    HeldCallTest(
+        "anyLeaf",
+        "The argument is a call of `api` for which `where` holds, or a literal list, tuple or dict holds "
+        "one at any depth (a pytree of BlockSpecs).",
+        {"argument": {"keyword": "in_specs"},
+         "anyLeaf": {"api": [f"{_PL}.BlockSpec"],
+                     "where": [{"argument": {"keyword": "memory_space"}, "api": [f"{_PL}.tpu.SMEM"]}]}}),
+])
+TESTS = tuple(CONDITION_TESTS)
+
+ARGUMENT_FIELDS = {
+    "position": "the argument's position (0 is the first)",
+    "keyword": "its keyword; with `position` too, either way of passing it counts",
+    "rest": "alone, and only with a `contains` test: the positional arguments from this position on and "
+            "every keyword argument's value, seen as one list (`pl.run_scoped(body, *types, **kw_types)`: "
+            "`{\"rest\": 1}`)",
+}
+
+
+@dataclass(frozen=True)
+class FixOp:
+    """An edit a fix makes, written ``"<name>": <value>`` beside ``"title"``. The base is an op
+    done in Python (``"<name>": true``): ``module`` names the file."""
+
+    name: str
+    doc: str
+    example: dict
+    module: str = ""  # the rules/ module that makes the edit, for an op done in Python
+    on_underlined: bool = False  # may edit the call ``underline.condition`` found instead
+
+    def parse(self, body: Any, where: str) -> dict[str, str]:
+        """The op's value as FixSpec fields (``name``, ``value``, ``template``, ``params``)."""
+        if body is not True:
+            raise DetectionError(f"{where}.{self.name}", "must be true")
+        return {}
+
+    def value_schema(self) -> dict:
+        return {"const": True}
+
+
+@dataclass(frozen=True)
+class KeywordNameOp(FixOp):
+    def parse(self, body, where):
+        if not isinstance(body, str) or not _IDENT_RE.match(body):
+            raise DetectionError(f"{where}.{self.name}", "must be a keyword name")
+        return {"name": body}
+
+    def value_schema(self):
+        return {"$ref": "#/$defs/identifier"}
+
+
+@dataclass(frozen=True)
+class CodeOp(FixOp):
+    """Python code (a template of at most ``lines`` lines), parsed, never run."""
+
+    lines: int = 1
+
+    def parse(self, body, where):
+        return {"value": _fix_value(body, f"{where}.{self.name}", lines=self.lines)}
+
+    def value_schema(self):
+        return {"$ref": "#/$defs/code" if self.lines == 1 else "#/$defs/template"}
+
+
+# How each field of an object-valued op is checked: a keyword or parameter name, or code.
+_FIELD_KINDS = {
+    "keyword": "a keyword name", "parameter": "a parameter name",
+    "srcParameter": "a parameter name ({src}: the source buffer's)",
+    "code": "one line of Python code", "template": f"at most {MAX_TEMPLATE_LINES} lines of Python code",
+}
+
+
+@dataclass(frozen=True)
+class ObjectOp(FixOp):
+    """An object of exactly ``fields``: (JSON key, kind in _FIELD_KINDS, FixSpec field)."""
+
+    fields: tuple[tuple[str, str, str], ...] = ()
+
+    def parse(self, body, where):
+        keys = [k for k, _, _ in self.fields]
+        if not isinstance(body, dict) or set(body) != set(keys):
+            listed = [f"`{k}`" for k in keys]
+            words = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+            raise DetectionError(f"{where}.{self.name}", f"must be an object with {words}")
+        out = {}
+        for key, kind, target in self.fields:
+            w = f"{where}.{self.name}.{key}"
+            v = body[key]
+            if kind in ("keyword", "parameter"):
+                if not isinstance(v, str) or not _IDENT_RE.match(v):
+                    raise DetectionError(w, f"must be {_FIELD_KINDS[kind]}")
+            elif kind == "srcParameter":
+                if not isinstance(v, str) or not _IDENT_RE.match(v.replace("{src}", "src")):
+                    raise DetectionError(w, f"must be {_FIELD_KINDS[kind]}")
+            else:
+                v = _fix_value(v, w, lines=MAX_TEMPLATE_LINES if kind == "template" else 1)
+            out[target] = v
+        return out
+
+    def value_schema(self):
+        kinds = {"keyword": "#/$defs/identifier", "parameter": "#/$defs/identifier",
+                 "srcParameter": "#/$defs/srcParameter", "code": "#/$defs/code", "template": "#/$defs/template"}
+        return {"type": "object", "required": [k for k, _, _ in self.fields], "additionalProperties": False,
+                "properties": {k: {"$ref": kinds[kind]} for k, kind, _ in self.fields}}
+
+
+_NAME_VALUE = (("name", "keyword", "name"), ("value", "code", "value"))
+_TPU = "{jax.experimental.pallas.tpu}"
+_GPU = "{jax.experimental.pallas.mosaic_gpu}"
+FIX_OP_REGISTRY: dict[str, FixOp] = _registry([
+    ObjectOp(
+        "setKeyword",
+        "Set a keyword of the construct's call to `value` (added, or its value replaced). Setting "
+        "`interpret` on a launch whose `interpret=` is a module-level switch set to `True` "
+        "(`interpret=INTERPRET`) writes `<value> if INTERPRET else INTERPRET`, so the switch keeps "
+        "deciding; where the mode comes from elsewhere (a wrapper, a partial, a context manager) it is not offered.",
+        {"title": "Pass `inline_mgpu='ignore'`", "setKeyword": {"name": "inline_mgpu", "value": "'ignore'"}},
+        on_underlined=True, fields=_NAME_VALUE),
+    ObjectOp(
+        "setLaunchKeyword",
+        "Set a keyword of the launch the construct's call is in (for a `launch` construct, the launch "
+        "itself): `interpret=pltpu.InterpretParams()` for a semaphore signal. Not offered for a launch "
+        "in another module.",
+        {"title": "Interpret with TPU params", "safe": False,
+         "setLaunchKeyword": {"name": "interpret", "value": f"{_TPU}.InterpretParams()"}},
+        fields=_NAME_VALUE),
+    KeywordNameOp(
+        "removeKeyword",
+        "Remove this keyword argument from the construct's call.",
+        {"title": "Drop `collective_axes=` while interpreting", "removeKeyword": "collective_axes"},
+        on_underlined=True),
+    ObjectOp(
+        "setInterpretParam",
+        "Set a field of the interpret params call the launch is given (`pltpu.InterpretParams(...)`); "
+        "not offered where the params are built elsewhere (a bare `force_` call).",
+        {"title": "Ignore MGPU calls", "setInterpretParam": {"name": "inline_mgpu", "value": "'ignore'"}},
+        fields=_NAME_VALUE),
+    ObjectOp(
+        "setCompilerParam",
+        "Set a field of the launch's compiler params call, or, where the launch has none, add "
+        "`compiler_params=<params>(<name>=<value>)` to it.",
+        {"title": "Lower with lane semantics",
+         "setCompilerParam": {"name": "lowering_semantics", "value": f"{_GPU}.LoweringSemantics.Lane",
+                              "params": f"{_GPU}.CompilerParams"}},
+        fields=_NAME_VALUE + (("params", "code", "params"),)),
+    CodeOp(
+        "replaceCallee",
+        "Replace what the call `underline.condition` found calls (`plgpu.SMEM(...)` becomes "
+        "`pltpu.VMEM(...)`); needs `underline.condition`.",
+        {"title": "Use VMEM", "replaceCallee": f"{_TPU}.VMEM"}),
+    CodeOp(
+        "replaceCall",
+        "Replace the construct's call by this template. `{arg:0}` / `{arg:mask}` is the code of its "
+        "argument at that position or keyword (the fix is not offered where it is not passed), "
+        "`{arg:2|predicate}` the argument at that position or keyword, `{callWithout:reduce}` the call "
+        "as written less that argument. A statement template (`{arg:0}[...] = {arg:1}`, up to "
+        f"{MAX_TEMPLATE_LINES} lines) replaces a call that is a whole statement on its own line, its "
+        "later lines indented as that statement is. A name the template binds (a walrus target) must "
+        "not be one the function already uses, or the fix is not offered.",
+        {"title": "Load with `jnp.where`", "replaceCall": "jnp.where({arg:mask}, {arg:0}[...], {arg:other})"},
+        lines=MAX_TEMPLATE_LINES),
+    ObjectOp(
+        "addScratch",
+        "One more kernel scratch buffer: `value` appended to the launch's scratch list (or the keyword "
+        "added), passed to the kernel as a new last parameter `name`, and the construct's call replaced "
+        "by `replaceCall`, where `{call:2|barrier=barrier}` is the call with that argument passed as "
+        "`barrier=barrier`. Offered only for a call in the kernel itself, a plain def launched once, "
+        "whose parameters and locals do not use `name`.",
+        {"title": "Wait on a new barrier",
+         "addScratch": {"name": "barrier", "value": f"{_GPU}.Barrier()",
+                        "replaceCall": f"{{call:2|barrier=barrier}}\n{_GPU}.barrier_wait(barrier)"}},
+        fields=(("name", "parameter", "name"), ("value", "code", "value"), ("replaceCall", "template", "template"))),
+    ObjectOp(
+        "transposeIntoScratch",
+        "A TMA store from a 2-D transposed view done in a new SMEM buffer shaped like the source "
+        "buffer's scratch entry (whose literal shape it needs); `{src}` in `name` is the source buffer's name.",
+        {"title": "Transpose into a scratch buffer first", "transposeIntoScratch": {"name": "{src}_t"}},
+        module="rules/scratch_fixes.py", fields=(("name", "srcParameter", "name"),)),
+    ObjectOp(
+        "reduceInScratch",
+        "A TMA store with `reduction_op=` done by reducing in a new SMEM buffer shaped like the source "
+        "buffer's scratch entry, with a barrier; `{src}` in a name is the source buffer's name.",
+        {"title": "Reduce in a scratch buffer",
+         "reduceInScratch": {"name": "{src}_acc", "barrier": "{src}_barrier"}},
+        module="rules/scratch_fixes.py",
+        fields=(("barrier", "srcParameter", "value"), ("name", "srcParameter", "name"))),
+    FixOp(
+        "makeGridStatic",
+        "PAL004's edits for the launch's first grid entry that is not a Python int: the traced "
+        "parameter added to `static_argnames` of the `jax.jit` tracing it, or `jnp.int32(n)` of a "
+        "static `n` unwrapped. `{what}` in the title says which.",
+        {"title": "Make the grid static: {what}", "safe": True, "makeGridStatic": True},
+        module="rules/dynamic_grid_gpu_interpret.py"),
+    FixOp(
+        "extendContext",
+        "The `with force_*_interpret_mode():` block a launch's mode read escapes, extended over the "
+        "statements right after it when each of them holds such a read.",
+        {"title": "Extend the interpret-mode block", "safe": True, "extendContext": True},
+        module="rules/context_fixes.py"),
+    FixOp(
+        "buildInContext",
+        "A launch read when built, `name = pl.pallas_call(...)` before a function's "
+        "`with force_*_interpret_mode():` block that calls it, built again as the block's first "
+        "statement; offered only where every use of the name in that function is inside the block and "
+        "the function binds none of the names the build reads. `{name}` in the title is the name.",
+        {"title": "Build `{name}` inside the block", "safe": True, "buildInContext": True},
+        module="rules/context_fixes.py"),
+    FixOp(
+        "interpretOnCpuHosts",
+        "A launch whose `interpret=` value is falsy on a CPU host the code pins or tests for: its value "
+        "`v` written `v or jax.default_backend() == \"cpu\"`, a literal `False`/`None` or the inverted "
+        "host test itself replaced by the test. The launch's keyword is edited, never a parameter's "
+        "default. `{value}` in the title is the new value.",
+        {"title": "Interpret on CPU hosts: `interpret={value}`", "interpretOnCpuHosts": True},
+        module="rules/context_fixes.py"),
+    FixOp(
+        "stopGradientAtInputs",
+        "Each argument of the built kernel's one application in the module wrapped in "
+        "`jax.lax.stop_gradient`.",
+        {"title": "Stop gradients at the kernel's inputs", "stopGradientAtInputs": True},
+        module="rules/transform_fixes.py"),
+    FixOp(
+        "im2colRowsOutside",
+        "A copy from a `plgpu.im2col_ref` view made to read rows built outside the kernel (a new input; "
+        "`{name}` in the title is its name).",
+        {"title": "Build the im2col rows outside the kernel as `{name}`", "im2colRowsOutside": True},
+        module="rules/im2col_fix.py"),
+])
+FIX_OPS = tuple(FIX_OP_REGISTRY)
+
+# A fix's fields beside its one op.
+FIX_FIELDS = {
+    "title": "required: the quick fix's title",
+    "safe": "`true` when the program keeps running in the mode it is launched in (`pallas-lsp check --fix` "
+            "applies those); any other fix needs `--unsafe-fixes` (default `false`)",
+    "unlessTransformedBy": "kinds or transformation APIs: not offered under those transformations, where the "
+                           "edit would only meet the next error",
+    "whenTransformedBy": "kinds or transformation APIs: offered only for a launch those transformations reach "
+                         "(TPU interpret params for a remote signal under `jax.shard_map`)",
+    "when": "conditions on the construct's call: offered only where they hold (the TPU interpreter has one "
+            "core unless told otherwise, so its params are offered for `core_index=0` only)",
+    "onUnderlined": "`true`: the edit (`setKeyword` or `removeKeyword`) is on the call `underline.condition` "
+                    "found (`leader_tracked=True` of the `plgpu.ClusterBarrier(...)` a run_scoped allocates)",
+    "unlessKernelCalls": "public API names: not offered where the kernel reaches another call of those APIs",
+}
 
 
 def parse_detection(obj: Any, where: str = "detection") -> Detection:
@@ -572,9 +851,7 @@ def parse_detection(obj: Any, where: str = "detection") -> Detection:
 
 
 def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
-    known = {"code", "name", "summary", "construct", "modes", "launchedBy", "unlessInterpretParams", "underline",
-             "error", "headline", "fixes", "loweredFor", "loweringSemantics", "quietWhenLaunch",
-             "transformedBy"} | ({"also"} if allow_also else set())
+    known = set(DETECTION_FIELDS) - (set() if allow_also else {"also"})
     unknown = set(obj) - known
     if unknown:
         raise DetectionError(f"{where}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(sorted(known))})")
@@ -588,9 +865,9 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     kinds = [k for k in ("call", "launch") if k in construct]
     if len(kinds) != 1:
         raise DetectionError(cw, "needs exactly one of `call` and `launch`")
-    unknown = set(construct) - {"call", "launch", "label", "where"}
+    unknown = set(construct) - set(CONSTRUCT_FIELDS)
     if unknown:
-        raise DetectionError(f"{cw}.{sorted(unknown)[0]}", "unknown field (known: call, launch, label, where)")
+        raise DetectionError(f"{cw}.{sorted(unknown)[0]}", f"unknown field (known: {', '.join(CONSTRUCT_FIELDS)})")
     kind = kinds[0]
     apis = _apis(construct[kind], f"{cw}.{kind}")
     label = _str(construct, "label", cw) or _short(apis[0])

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from ..analysis import api, shapes
 from ..analysis.launches import applied_at
@@ -244,77 +245,103 @@ def _witness(hit: Hit, site: CallSite, order, c: Condition, *, launch: bool = Fa
     a data rule speaks only when the code says so); else what shows it holds: the call an
     ``api`` / ``contains`` test found (a CallVal, or the Ext an ``api`` test named), or True."""
     ev = hit.ev
-    if site.has_star and c.argument.position is not None and c.test == "missing":
-        return None  # *args may pass it
     if c.argument.rest is not None:  # (a `contains` test over the arguments as a list)
         o = order if order is not None else ev.order_of(site)
         items = [(n, site.scope, o) for n in site.node.args[c.argument.rest:] if not isinstance(n, ast.Starred)]
         items += [(k.value, site.scope, o) for k in site.node.keywords if k.arg is not None]
         return _contained(hit, ev, TupleVal(tuple(items)), c)
+    decider = TEST_WITNESSES[c.test]
     got = _argument(hit, site, c.argument, launch=launch)
-    if c.test == "wholeArray":
-        return _whole_array(hit, site, c, got)
-    if c.test == "missing":
-        if got is None:
-            return None if any(k.arg is None for k in site.node.keywords) else _HELD  # (**kwargs may pass it)
-        return _HELD if ev.const(got[0], got[1], got[2]) is None else None
-    if got is None:
+    if got is None and not decider.decides_unpassed:
         return None
+    return decider.decide(hit, site, c, got)
+
+
+@dataclass(frozen=True)
+class ConditionWitness:
+    """How one condition test of the detection schema (records/detection.py's CONDITION_TESTS,
+    where it is parsed and documented) is decided at a hit: ``decide(hit, site, condition,
+    argument)`` returns the witness or None. ``argument`` is (node, scope, order), or None when
+    not passed, which only a test that ``decides_unpassed`` is asked about."""
+
+    decide: Callable[[Hit, CallSite, Condition, Any], Any]
+    decides_unpassed: bool = False
+
+
+def _missing(hit: Hit, site: CallSite, c: Condition, got):
+    if site.has_star and c.argument.position is not None:
+        return None  # *args may pass it
+    if got is None:
+        return None if any(k.arg is None for k in site.node.keywords) else _HELD  # (**kwargs may pass it)
+    return _HELD if hit.ev.const(got[0], got[1], got[2]) is None else None
+
+
+def _truthiness(hit: Hit, c: Condition, got, wanted: bool):
+    ev = hit.ev
     node, scope, o = got
-    if c.test == "transposed":
-        return _HELD if _transposed_view(ev, node, scope, o) else None
-    if c.test == "passed":
-        v = ev.value(node, scope, o)
-        return None if isinstance(v, Const) and v.value is None else _HELD
-    if c.test == "present":
-        return _HELD if _surely_not_none(ev, ev.value(node, scope, o)) else None
-    if c.test == "dynamicEntry":
-        return _HELD if _dynamic_entry(ev, node, scope, o) else None
-    if c.test == "movingIndexMap":
-        return _HELD if _moving_index_map(ev, ev.value(node, scope, o)) else None
-    if c.test == "nonZero":
-        return _HELD if _non_zero(ev, ev.value(node, scope, o)) else None
-    if c.test == "anyLeaf":
-        return _leaf(hit, ev, node, scope, o, c, 0)
-    if c.test == "nonEmptyAxes":
-        return _HELD if _non_empty_axes(hit, node, scope, o) else None
-    if c.test in ("truthy", "falsy"):
-        v = ev.value(node, scope, o)
-        if isinstance(v, Unknown) and v.reason == "Dict":
-            lit, ls = _expression(ev, node, scope, o)
-            v = TupleVal(tuple((k, ls, o) for k in lit.keys)) if isinstance(lit, ast.Dict) and \
-                None not in lit.keys else v  # (a literal dict, no ** in it: its keys count)
-        truth = _truth(ev, v)
-        if truth is None:
+    v = ev.value(node, scope, o)
+    if isinstance(v, Unknown) and v.reason == "Dict":
+        lit, ls = _expression(ev, node, scope, o)
+        v = TupleVal(tuple((k, ls, o) for k in lit.keys)) if isinstance(lit, ast.Dict) and \
+            None not in lit.keys else v  # (a literal dict, no ** in it: its keys count)
+    truth = _truth(ev, v)
+    if truth is None:
+        return None
+    return _HELD if truth == wanted else None
+
+
+def _literal_test(hit: Hit, c: Condition, got, ok: Callable[[Any, Any], bool]):
+    v = hit.ev.value(*got)
+    if not isinstance(v, Const):
+        return None
+    return _HELD if ok(v.value, c.value) else None
+
+
+def _equals(lit, wanted) -> bool:
+    if isinstance(wanted, bool) or isinstance(lit, bool):
+        return lit is wanted  # (True is not 1 here)
+    return lit == wanted
+
+
+def _api_test(hit: Hit, c: Condition, got):
+    ev = hit.ev
+    node, scope, o = got
+    found = _api_call(ev, _view_source(ev, node, scope, o), {api.canonical(a) for a in c.value})
+    if found is None:
+        return None
+    if c.where:
+        if not isinstance(found, CallVal):
             return None
-        return _HELD if truth == (c.test == "truthy") else None
-    if c.test in ("equals", "notIn", "greaterThan"):
-        v = ev.value(node, scope, o)
-        if not isinstance(v, Const):
+        if not all(_holds_in(hit, found, sub) for sub in c.where):
             return None
-        lit = v.value
-        if c.test == "equals":
-            if isinstance(c.value, bool) or isinstance(lit, bool):
-                ok = lit is c.value  # (True is not 1 here)
-            else:
-                ok = lit == c.value
-        elif c.test == "notIn":
-            ok = lit not in c.value
-        else:
-            ok = isinstance(lit, int) and not isinstance(lit, bool) and lit > c.value
-        return _HELD if ok else None
-    names = {api.canonical(a) for a in c.value}
-    if c.test == "api":
-        found = _api_call(ev, _view_source(ev, node, scope, o), names)
-        if found is None:
-            return None
-        if c.where:
-            if not isinstance(found, CallVal):
-                return None
-            if not all(_holds_in(hit, found, sub) for sub in c.where):
-                return None
-        return found
-    return _contained(hit, ev, ev.value(node, scope, o), c)
+    return found
+
+
+def _held_if(predicate: Callable[[Hit, Any], bool]) -> ConditionWitness:
+    """A test whose witness is only that it holds (no call found)."""
+    return ConditionWitness(lambda hit, site, c, got: _HELD if predicate(hit, got) else None)
+
+
+TEST_WITNESSES: dict[str, ConditionWitness] = {
+    "missing": ConditionWitness(_missing, decides_unpassed=True),
+    "present": _held_if(lambda hit, got: _surely_not_none(hit.ev, hit.ev.value(*got))),
+    "passed": _held_if(lambda hit, got: not (isinstance(v := hit.ev.value(*got), Const) and v.value is None)),
+    "truthy": ConditionWitness(lambda hit, site, c, got: _truthiness(hit, c, got, True)),
+    "falsy": ConditionWitness(lambda hit, site, c, got: _truthiness(hit, c, got, False)),
+    "nonEmptyAxes": _held_if(lambda hit, got: _non_empty_axes(hit, *got)),
+    "transposed": _held_if(lambda hit, got: _transposed_view(hit.ev, *got)),
+    "nonZero": _held_if(lambda hit, got: _non_zero(hit.ev, hit.ev.value(*got))),
+    "movingIndexMap": _held_if(lambda hit, got: _moving_index_map(hit.ev, hit.ev.value(*got))),
+    "dynamicEntry": _held_if(lambda hit, got: _dynamic_entry(hit.ev, *got)),
+    "wholeArray": ConditionWitness(lambda hit, site, c, got: _whole_array(hit, site, c, got), decides_unpassed=True),
+    "equals": ConditionWitness(lambda hit, site, c, got: _literal_test(hit, c, got, _equals)),
+    "notIn": ConditionWitness(lambda hit, site, c, got: _literal_test(hit, c, got, lambda lit, v: lit not in v)),
+    "greaterThan": ConditionWitness(lambda hit, site, c, got: _literal_test(
+        hit, c, got, lambda lit, v: isinstance(lit, int) and not isinstance(lit, bool) and lit > v)),
+    "api": ConditionWitness(lambda hit, site, c, got: _api_test(hit, c, got)),
+    "contains": ConditionWitness(lambda hit, site, c, got: _contained(hit, hit.ev, hit.ev.value(*got), c)),
+    "anyLeaf": ConditionWitness(lambda hit, site, c, got: _leaf(hit, hit.ev, *got, c, 0)),
+}
 
 
 def _contained(hit: Hit, ev, v, c: Condition):
@@ -668,26 +695,32 @@ def _interpret_flag(hit: Hit) -> str | None:
 
 
 def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | None:
+    return FIX_BUILDERS[spec.op](hit, spec, underlined)
+
+
+def _data_edit(make_edit, *, reads_value: bool = True):
+    """A fix op whose edit the record spells out: its value (whose names must be bound) put in
+    the module's own names, then ``make_edit(hit, spec, value, underlined)`` returns (edits,
+    more import edits) or None."""
+
+    def build(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | None:
+        if reads_value and not _names_bound(hit.index, spec.value):
+            return None
+        value, imports = value_in_module(hit.index, spec.value)
+        got = make_edit(hit, spec, value, underlined)
+        if got is None:
+            return None
+        edits, more = got
+        return Fix(spec.title, edits + imports + tuple(e for e in more if e not in imports),
+                   preferred=spec.safe, safe=spec.safe)
+
+    return build
+
+
+def _edited_call(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> CallSite | None:
+    """The call a keyword edit is on: the construct's, the underlined one (``onUnderlined``),
+    or the launch (``setLaunchKeyword``); None when it is in another module."""
     index = hit.index
-    if spec.op == "transposeIntoScratch":
-        return transpose_into_scratch(hit, spec.title, spec.name, spec.safe)
-    if spec.op == "reduceInScratch":
-        return reduce_in_scratch(hit, spec.title, spec.name, spec.value, spec.safe)
-    if spec.op == "makeGridStatic":
-        return _grid_made_static(hit, spec)
-    if spec.op == "extendContext":
-        return extend_context(hit, spec.title, spec.safe)
-    if spec.op == "buildInContext":
-        return build_in_context(hit, spec.title, spec.safe)
-    if spec.op == "interpretOnCpuHosts":
-        return interpret_on_cpu_hosts(hit, spec.title, spec.safe)
-    if spec.op == "stopGradientAtInputs":
-        return stop_gradient_at_inputs(hit, spec.title, spec.safe)
-    if spec.op == "im2colRowsOutside":
-        return im2col_rows_outside(hit, spec.title, spec.safe)
-    if spec.op != "removeKeyword" and not _names_bound(index, spec.value):
-        return None
-    value, imports = value_in_module(index, spec.value)
     site = hit.site
     if spec.on_underlined:
         if underlined is None or index.path_of(underlined.site.scope) != index.path:
@@ -697,54 +730,96 @@ def _build_fix(hit: Hit, spec: FixSpec, underlined: CallVal | None) -> Fix | Non
         site = hit.launch.site
         if hit.ev.index.path_of(site.scope) != index.path:
             return None  # (the launch is in another module: an edit carries no path)
-    if spec.op in ("setKeyword", "setLaunchKeyword") and spec.name == "interpret" and site is hit.launch.site:
+    return site
+
+
+def _set_keyword(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    site = _edited_call(hit, spec, underlined)
+    if site is None:
+        return None
+    if spec.name == "interpret" and site is hit.launch.site:
         flag = _interpret_flag(hit)
         if flag is not None:  # ``interpret=INTERPRET``, a module switch set to True: it keeps deciding
             value = f"{value} if {flag} else {flag}"
         elif not hit.context.from_launch_keyword \
                 and (hit.context.forced or hit.launch_option("interpret") is not None):
             return None  # (the mode comes from elsewhere: a wrapper, a partial, a context manager)
-    if spec.op in ("setKeyword", "setLaunchKeyword"):
-        edit = add_kwarg(index, site.node, site.scope, spec.name, value)
-    elif spec.op == "removeKeyword":
-        edit = remove_kwarg(index, site.node, site.scope, spec.name)
-    elif spec.op == "setCompilerParam":
-        edit = _compiler_param_edit(hit, spec, value)
-        if edit is None:
-            return None
-        edit, more = edit
-        imports = imports + tuple(e for e in more if e not in imports)
-    elif spec.op == "replaceCall":
-        if _binds_taken_name(site.scope, value):
-            return None
-        text = _with_arguments(hit, value)
-        if text is None:
-            return None
-        edit = TextEdit(index.span(site.node, site.scope), text)
-    elif spec.op == "addScratch":
-        if not _names_bound(index, spec.template, frozenset({spec.name})) or hit.reached is None:
-            return None
-        template, more = value_in_module(index, spec.template)
-        text = _with_arguments(hit, template)
-        if text is None:
-            return None
-        got = new_scratch_edits(hit, [(value, spec.name)], also=(TextEdit(index.span(site.node, site.scope), text),))
-        if got is None:
-            return None
-        return Fix(spec.title, got[1] + imports + tuple(e for e in more if e not in imports),
-                   preferred=spec.safe, safe=spec.safe)
-    elif spec.op == "replaceCallee":
-        if underlined is None or index.path_of(underlined.site.scope) != index.path:
-            return None
-        edit = TextEdit(index.span(underlined.site.node.func, underlined.site.scope), value)
-    else:
-        params = hit.params_call()
-        if params is None:
-            return None  # default params built elsewhere (a bare force_ call): left to the author
-        edit = add_kwarg(index, params.node, params.scope, spec.name, value)
-    if edit is None:
+    edit = add_kwarg(hit.index, site.node, site.scope, spec.name, value)
+    return None if edit is None else ((edit,), ())
+
+
+def _remove_keyword(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    site = _edited_call(hit, spec, underlined)
+    if site is None:
         return None
-    return Fix(spec.title, (edit,) + imports, preferred=spec.safe, safe=spec.safe)
+    edit = remove_kwarg(hit.index, site.node, site.scope, spec.name)
+    return None if edit is None else ((edit,), ())
+
+
+def _set_interpret_param(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    params = hit.params_call()
+    if params is None:
+        return None  # default params built elsewhere (a bare force_ call): left to the author
+    edit = add_kwarg(hit.index, params.node, params.scope, spec.name, value)
+    return None if edit is None else ((edit,), ())
+
+
+def _set_compiler_param(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    got = _compiler_param_edit(hit, spec, value)
+    if got is None or got[0] is None:
+        return None
+    return (got[0],), got[1]
+
+
+def _replace_call(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    site = hit.site
+    if _binds_taken_name(site.scope, value):
+        return None
+    text = _with_arguments(hit, value)
+    if text is None:
+        return None
+    return (TextEdit(hit.index.span(site.node, site.scope), text),), ()
+
+
+def _add_scratch(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    index, site = hit.index, hit.site
+    if not _names_bound(index, spec.template, frozenset({spec.name})) or hit.reached is None:
+        return None
+    template, more = value_in_module(index, spec.template)
+    text = _with_arguments(hit, template)
+    if text is None:
+        return None
+    got = new_scratch_edits(hit, [(value, spec.name)], also=(TextEdit(index.span(site.node, site.scope), text),))
+    return None if got is None else (got[1], more)
+
+
+def _replace_callee(hit: Hit, spec: FixSpec, value: str, underlined: CallVal | None):
+    index = hit.index
+    if underlined is None or index.path_of(underlined.site.scope) != index.path:
+        return None
+    return (TextEdit(index.span(underlined.site.node.func, underlined.site.scope), value),), ()
+
+
+# How each fix op of the detection schema (records/detection.py's FIX_OP_REGISTRY, where it is
+# parsed and documented) is applied at a hit: op name -> (hit, spec, underlined call) -> Fix or None.
+FIX_BUILDERS: dict[str, Callable[[Hit, FixSpec, CallVal | None], Fix | None]] = {
+    "setKeyword": _data_edit(_set_keyword),
+    "setLaunchKeyword": _data_edit(_set_keyword),
+    "removeKeyword": _data_edit(_remove_keyword, reads_value=False),
+    "setInterpretParam": _data_edit(_set_interpret_param),
+    "setCompilerParam": _data_edit(_set_compiler_param),
+    "replaceCallee": _data_edit(_replace_callee),
+    "replaceCall": _data_edit(_replace_call),
+    "addScratch": _data_edit(_add_scratch),
+    "transposeIntoScratch": lambda hit, spec, _: transpose_into_scratch(hit, spec.title, spec.name, spec.safe),
+    "reduceInScratch": lambda hit, spec, _: reduce_in_scratch(hit, spec.title, spec.name, spec.value, spec.safe),
+    "makeGridStatic": lambda hit, spec, _: _grid_made_static(hit, spec),
+    "extendContext": lambda hit, spec, _: extend_context(hit, spec.title, spec.safe),
+    "buildInContext": lambda hit, spec, _: build_in_context(hit, spec.title, spec.safe),
+    "interpretOnCpuHosts": lambda hit, spec, _: interpret_on_cpu_hosts(hit, spec.title, spec.safe),
+    "stopGradientAtInputs": lambda hit, spec, _: stop_gradient_at_inputs(hit, spec.title, spec.safe),
+    "im2colRowsOutside": lambda hit, spec, _: im2col_rows_outside(hit, spec.title, spec.safe),
+}
 
 
 def _kernel_calls_again(hit: Hit, apis: tuple[str, ...]) -> bool:
