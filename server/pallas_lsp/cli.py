@@ -309,6 +309,33 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0 if expl else 1
 
 
+def cmd_dev_schema(args: argparse.Namespace) -> int:
+    """The detection schema's generated files: the JSON Schema of record files (printed, or
+    written to ``--json``) and docs/data-rules.md's reference (``--docs``). ``--check`` writes
+    nothing and exits 1 when a file is stale."""
+    from pathlib import Path
+
+    from .records.reference import schema_text, with_reference
+
+    targets = []
+    if args.json:
+        targets.append((Path(args.json), schema_text()))
+    if args.docs:
+        page = Path(args.docs).read_text(encoding="utf-8")
+        targets.append((Path(args.docs), with_reference(page)))
+    if not targets:
+        print(schema_text(), end="")
+        return 0
+    stale = [(path, text) for path, text in targets
+             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    for path, text in stale:
+        if args.check:
+            print(f"{path} is stale: run `pallas-lsp dev schema --json ... --docs ...`", file=sys.stderr)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return 1 if stale and args.check else 0
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from .rules import default_rule_set, rule_by_code
     from .rules.examples import verified_on
@@ -402,6 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--records", action="append", metavar="PATH",
                    help="also list the rules these records' detection sections declare")
     r.set_defaults(func=cmd_rules)
+
+    dev = sub.add_parser("dev", help="tools for working on pallas-lsp itself").add_subparsers(dest="dev_command")
+    ds = dev.add_parser("schema", help="generate the record JSON Schema and the detection reference")
+    ds.add_argument("--json", metavar="PATH", help="write the JSON Schema here "
+                    "(server/pallas_lsp/records/record.schema.json); without --json or --docs it is printed")
+    ds.add_argument("--docs", metavar="PATH", help="rewrite this page's generated section (docs/data-rules.md)")
+    ds.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
+    ds.set_defaults(func=cmd_dev_schema)
     return ap
 
 
