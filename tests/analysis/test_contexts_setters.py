@@ -377,6 +377,105 @@ class Shifter:
 def main():
     print(Shifter().apply(X)[0, :2])
 ''',
+    # --- unittest: setUp puts every test of the class (and subclasses) in the mode --------
+    "setup_enters_force_for_each_test": _PREFETCH + f'''
+import unittest
+
+
+class ShiftTest(unittest.TestCase):
+    def setUp(self):
+        super().setUp()
+        self.enterContext(plgpu.force_gpu_interpret_mode())
+
+    def test_shift(self):
+        spec = {_SPEC}  # PAL108
+        pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, X)
+
+
+def main():
+    ShiftTest("test_shift").debug()
+''',
+    "setup_sets_for_a_subclass_test": _PREFETCH + f'''
+import unittest
+
+
+class ShiftTest(unittest.TestCase):
+    def test_shift(self):
+        spec = {_SPEC}  # PAL108
+        pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=pltpu.InterpretParams())(OFFSETS, X)
+
+
+class ShiftGpuInterpretTest(ShiftTest):
+    def setUp(self):
+        super().setUp()
+        plgpu.set_gpu_interpret_mode()
+
+    def tearDown(self):
+        plgpu.set_gpu_interpret_mode(None)
+        super().tearDown()
+
+
+def main():
+    ShiftTest("test_shift").debug()
+    ShiftGpuInterpretTest("test_shift").debug()
+''',
+    "setup_sets_test_resets_first": _PREFETCH + f'''
+import unittest
+
+
+class ShiftTest(unittest.TestCase):
+    def setUp(self):
+        plgpu.set_gpu_interpret_mode()
+
+    def test_shift(self):
+        plgpu.set_gpu_interpret_mode(None)
+        spec = {_SPEC}
+        pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=True)(OFFSETS, X)
+
+
+def main():
+    ShiftTest("test_shift").debug()
+''',
+    "setup_enters_tpu_force_through_a_helper": _PREFETCH + f'''
+import unittest
+
+
+class ShiftTest(unittest.TestCase):
+    def _interpret_as_tpu(self):
+        self.enterContext(pltpu.force_tpu_interpret_mode())
+
+    def setUp(self):
+        self._interpret_as_tpu()
+
+    def test_shift(self):
+        spec = {_SPEC}
+        pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec)(OFFSETS, X)
+
+
+def main():
+    ShiftTest("test_shift").debug()
+''',
+    "setup_overridden_without_super_drops_the_mode": _PREFETCH + f'''
+import unittest
+
+
+class GpuInterpretTest(unittest.TestCase):
+    def setUp(self):
+        self.enterContext(plgpu.force_gpu_interpret_mode())
+
+
+class ShiftTest(GpuInterpretTest):
+    def setUp(self):
+        self.offsets = OFFSETS
+
+    def test_shift(self):
+        spec = {_SPEC}
+        pl.pallas_call(shift_kernel, out_shape=X, grid_spec=spec, interpret=pltpu.InterpretParams())(self.offsets, X)
+
+
+def main():
+    ShiftTest("test_shift").debug()
+''',
     # --- a launch nested in another kernel -------------------------------------------------
     "nested_launch_reads_outer_scratch": '''
 
@@ -512,3 +611,14 @@ _FACTORY = program("pl_kernel_from_a_bare_factory_earlier")
 def test_a_build_is_not_moved_where_it_would_mean_another_thing(src):
     assert [c for c, _ in found(src, CPU)] == ["PAL511"]
     assert build_fixed(src) is None
+
+
+def test_a_set_up_that_only_a_subclass_runs_leaves_the_base_class_its_own_mode():
+    """The base class runs its test with the launch's own ``interpret=`` (TPU params); the
+    subclass runs it under the mode its setUp sets: both are the launch's contexts."""
+    from pallas_lsp.analysis.contexts import Mode
+
+    (launch,) = analyse(program("setup_sets_for_a_subclass_test"), "/tmp/setters.py").launches
+    assert {c.mode for c in launch.contexts} == {Mode.GPU_INTERPRET, Mode.TPU_INTERPRET}
+    (launch,) = analyse(program("setup_enters_force_for_each_test"), "/tmp/setters.py").launches
+    assert [c.mode for c in launch.contexts] == [Mode.GPU_INTERPRET]

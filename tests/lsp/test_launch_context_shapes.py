@@ -1,5 +1,6 @@
 """Issue 38's launch-context shapes through the real language server: a mode set in a helper
-(PAL108, in the module and in another module of the workspace), pl.kernel built before the
+(PAL108, in the module and in another module of the workspace; a launch built in a method; a
+test method under its setUp's force_ block), pl.kernel built before the
 force_ block that applies it (PAL511, with the fix that moves the build in), and a launch nested
 in a kernel that closes over its Refs (PAL513); each on its line, each clean twin quiet."""
 from __future__ import annotations
@@ -18,6 +19,10 @@ SHAPES = [  # (failing case, its clean twin)
     ("set_in_a_helper_two_calls_down", "set_in_a_helper_called_after_the_build"),
     ("pl_kernel_built_earlier_in_the_function", "pl_kernel_built_earlier_moved_in"),
     ("nested_launch_reads_outer_scratch", "nested_launch_given_the_value"),
+    # built in a method of an instance made in main, the mode set by a module helper chain
+    ("method_calls_a_module_helper_that_sets", "method_sets_after_the_build"),
+    # a test method run under the force_ block its class's setUp enters (TPU mode: runs)
+    ("setup_enters_force_for_each_test", "setup_enters_tpu_force_through_a_helper"),
 ]
 
 

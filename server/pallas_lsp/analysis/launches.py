@@ -552,6 +552,12 @@ class Setter:
 
 _SETTER_WORDS = frozenset({"force_gpu_interpret_mode", "set_gpu_interpret_mode", "force_tpu_interpret_mode",
                            "set_tpu_interpret_mode"})
+# A test case's ``self.enter_context(cm)`` (absltest) / ``self.enterContext(cm)`` (unittest, 3.11+):
+# enters ``cm`` there and exits it when the test's cleanups run.
+_ENTER_CONTEXT = frozenset({"enter_context", "enterContext", "enterClassContext"})
+# What a test runner calls before each test method (unittest, pytest), and the methods it runs as tests.
+_PER_TEST_SETUP = frozenset({"setUp", "setup_method", "setUpClass", "setup_class"})
+_TEST_PREFIX = "test"
 
 
 class ContextResolver:
@@ -560,6 +566,10 @@ class ContextResolver:
         self.ev = ev
         self.launches = launches
         self._cover_cache: dict[tuple[int, int], bool] = {}
+        # (read site, setter) covered for some of the test classes that run it, not all (the
+        # others read the mode the launch is built with: it stays one of its contexts).
+        self._partly_covered: set[tuple[int, int]] = set()
+        self._met_partial_set_up = False  # (while one _covered question is answered)
         # (The launches' kernels, for _in_a_kernel: kept with the list they came from, which
         # the engine sets again once it has found every launch.)
         self._kernel_ids: tuple[list, set[int]] | None = None
@@ -635,6 +645,10 @@ class ContextResolver:
             if setting:
                 out.append(Setter(cs, "set", ctx, points=self._set_points(cs)))
                 continue
+            entered = self._entered_by_test_case(cs)
+            if entered is not None:  # in effect from there until the test ends, as a set_ is
+                out.append(Setter(cs, "set", ctx, points=self._set_points(entered)))
+                continue
             # A force_ call does something only where a `with` enters it: its own, or those
             # that enter a helper returning it or wrapping it (a contextlib.contextmanager).
             withs = [w for w in [self._with_of(cs)] if w is not None]
@@ -642,6 +656,17 @@ class ContextResolver:
             for with_site in withs:
                 out.append(Setter(cs, "with", ctx, with_site))
         return out
+
+    @staticmethod
+    def _entered_by_test_case(cs: CallSite) -> CallSite | None:
+        """The ``self.enter_context(...)`` call a force_ call is passed to, if any."""
+        for call in cs.scope.calls:
+            func = call.node.func
+            if call.callee_last in _ENTER_CONTEXT and isinstance(func, ast.Attribute) \
+                    and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") \
+                    and any(a is cs.node for a in call.node.args):
+                return call
+        return None
 
     def _set_points(self, cs: CallSite) -> tuple:
         """Where a set_ call takes effect, scope by scope (Setter.points): the call itself,
@@ -695,13 +720,18 @@ class ContextResolver:
         """The set_ call (or reset) made last before ``site`` in ``site``'s own scope, directly
         or through the helpers called there; None if none is."""
         order = self.ev.other(site.scope).order_of(site)
+        return self._last_set_in(site.scope, order) if order is not None else None
+
+    def _last_set_in(self, scope: Scope, order: Order | None = None) -> Setter | None:
+        """The set_ call (or reset) made last in ``scope`` before ``order`` (None: by the end of
+        ``scope``), directly or through the helpers called there; None if none is."""
         best: tuple | None = None
         for setter in self.setters + self._resets:
             for point, inner in setter.points:
-                if not _same_level(point.scope, site.scope, self.index):
+                if not _same_level(point.scope, scope, self.index):
                     continue
                 at = self.ev.other(point.scope).order_of(point)
-                if at is None or order is None or not at < order:
+                if at is None or (order is not None and not at < order):
                     continue
                 key = (at,) + inner
                 if best is None or key > best[0]:
@@ -721,8 +751,11 @@ class ContextResolver:
             key = (id(site), id(setter))
             hit = self._cover_cache.get(key)
             if hit is None:
+                self._met_partial_set_up = False
                 hit = self._covered(site, setter, 0, set())
                 self._cover_cache[key] = hit
+                if hit and self._met_partial_set_up:
+                    self._partly_covered.add(key)
             return hit
         if setter.kind == "with":
             if setter.with_site in site.withs:
@@ -741,10 +774,46 @@ class ContextResolver:
         if fn is None or id(fn) in seen:
             return False
         seen.add(id(fn))
+        if setter.kind == "set" and fn.name.startswith(_TEST_PREFIX):
+            set_up = self._set_up_covers(fn, setter)
+            if set_up is not None:
+                self._met_partial_set_up = self._met_partial_set_up or set_up == "some"
+                return True
         for inv in self.ev.callers_of(fn):
             if self._covered(inv.site, setter, depth + 1, seen):
                 return True
         return False
+
+    def _set_up_covers(self, test: Scope, setter: Setter) -> str | None:
+        """Whether the per-test setup (``setUp``...) the runner calls before the test method
+        ``test`` leaves ``setter`` in effect: "all" for every class that runs the test (its
+        class and the subclasses that inherit it), "some" for some of them, None for none."""
+        cls_scope = self.ev.enclosing_class(test)
+        ref = classes.class_of(self.ev, cls_scope) if cls_scope is not None else None
+        if ref is None:
+            return None
+        set_ups = [p.scope for p, _ in setter.points
+                   if p.scope.name in _PER_TEST_SETUP and self.ev.enclosing_class(p.scope) is not None]
+        if not set_ups:
+            return None
+        resets = [p.scope for r in self._resets for p, _ in r.points if p.scope.name in _PER_TEST_SETUP]
+        runners = [ref] + [c for c in classes.subclasses(ref) if classes.runs_method(c, test)]
+
+        def left_in_effect(cls: classes.ClassRef, by: Setter, scopes: list[Scope]) -> bool:
+            return any(self._runs_before_tests_of(cls, s) and self._last_set_in(s) is by for s in scopes)
+
+        covered = [c for c in runners if left_in_effect(c, setter, set_ups)
+                   and not any(left_in_effect(c, r, resets) for r in self._resets)]
+        if not covered:
+            return None
+        return "all" if len(covered) == len(runners) else "some"
+
+    def _runs_before_tests_of(self, cls: classes.ClassRef, set_up: Scope) -> bool:
+        """Whether the runner calls the setup method ``set_up`` for the tests of ``cls``: it is
+        defined in ``cls`` or a base, and ``cls`` does not override it without super()."""
+        owner_scope = self.ev.enclosing_class(set_up)
+        owner = classes.class_of(self.ev, owner_scope) if owner_scope is not None else None
+        return owner is not None and classes.is_subclass(cls, owner) and classes.runs_method(cls, set_up)
 
     def _read_sites(self, launch: Launch) -> list[CallSite]:
         """Where the mode is read: the build call, or for plgpu.kernel each call of the built kernel."""
@@ -879,7 +948,8 @@ class ContextResolver:
             hit = [r for r in reads if self._covered(r, setter)]
             if hit:
                 out.add(setter.context)
-                uncovered = [r for r in uncovered if r not in hit]
+                whole = [r for r in hit if (id(r), id(setter)) not in self._partly_covered]
+                uncovered = [r for r in uncovered if r not in whole]
         explicit: list[Context] = []
         if uncovered or not out.contexts:
             explicit = self.explicit(launch, lowering)
