@@ -65,7 +65,8 @@ DETECTION_FIELDS = {
     "unlessInterpretParams": "`{\"<field>\": <literal>}`: quiet when the interpret params set that field to "
                              "that value (`{\"inline_mgpu\": \"ignore\"}`), or when that cannot be told",
     "loweredFor": f"platforms ({', '.join(PLATFORMS)}): only contexts compiled by an explicit lowering or export "
-                  "for one of them (`.lower(lowering_platforms=(\"cuda\",))`, `jax.export(..., platforms=[\"cuda\"])`), "
+                  "for one of them (`.lower(lowering_platforms=(\"cuda\",))`, "
+                  "`jax.export(..., platforms=[\"cuda\"])`), "
                   "and in one of `modes`",
     "loweringSemantics": f"Mosaic GPU's ({', '.join(SEMANTICS)}): only kernels whose lowering semantics the code "
                          "surely says (warpgroup, the default, when the launch's compiler params do not set it); "
@@ -94,7 +95,8 @@ DETECTION_FIELDS = {
 }
 CONSTRUCT_FIELDS = {
     "call": "a call reached from the kernel, of this public API (a qualified name) or of one of a list; "
-            "`@API` matches calls of functions a decorator factory made (`@jax.experimental.pallas.mosaic_gpu.inline_mgpu`)",
+            "`@API` matches calls of functions a decorator factory made "
+            "(`@jax.experimental.pallas.mosaic_gpu.inline_mgpu`)",
     "launch": "the launch itself (`jax.experimental.pallas.pallas_call`, `...mosaic_gpu.kernel`, ...), or one "
               "of a list. Its `in_specs`, `out_specs` and `scratch_shapes` that the launch does not pass are "
               "read from its `grid_spec=` call, as JAX reads them",
@@ -338,10 +340,12 @@ def _fixes(v: Any, where: str) -> tuple[FixSpec, ...]:
         calls = f.get("unlessKernelCalls", [])
         if not isinstance(calls, list) or not all(isinstance(a, str) and _API_RE.match(a) for a in calls):
             raise DetectionError(f"{w}.unlessKernelCalls", "must be a list of public API names")
-        common = dict(safe=safe, unless_transformed_by=unless, when=when, when_transformed_by=when_by,
-                      on_underlined=on_underlined, unless_kernel_calls=tuple(calls))
         op = ops[0]
-        out.append(FixSpec(title, op, **{"name": "", **FIX_OP_REGISTRY[op].parse(f[op], w)}, **common))
+        edit = FIX_OP_REGISTRY[op].parse(f[op], w)
+        out.append(FixSpec(title, op, edit.get("name", ""), edit.get("value", ""), safe=safe,
+                           unless_transformed_by=unless, when=when, when_transformed_by=when_by,
+                           on_underlined=on_underlined, unless_kernel_calls=tuple(calls),
+                           params=edit.get("params", ""), template=edit.get("template", "")))
     return tuple(out)
 
 
@@ -727,7 +731,7 @@ FIX_OP_REGISTRY: dict[str, FixOp] = _registry([
         f"{MAX_TEMPLATE_LINES} lines) replaces a call that is a whole statement on its own line, its "
         "later lines indented as that statement is. A name the template binds (a walrus target) must "
         "not be one the function already uses, or the fix is not offered.",
-        {"title": "Load with `jnp.where`", "replaceCall": "jnp.where({arg:mask}, {arg:0}[...], {arg:other})"},
+        {"title": "Load with `jnp.where`", "replaceCall": "{jax.numpy}.where({arg:mask}, {arg:0}[...], {arg:other})"},
         lines=MAX_TEMPLATE_LINES),
     ObjectOp(
         "addScratch",

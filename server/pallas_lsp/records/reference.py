@@ -91,12 +91,16 @@ _STRING_LISTS = {"solutions", "preventionTips", "tags"}
 _RELEASES = {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": r"^\d+\.\d+(?:\.\d+){0,2}$"}}
 
 
+def _json_type(typ: type | tuple[type, ...]) -> str:
+    return _JSON_TYPES[typ] if isinstance(typ, type) else "/".join(_JSON_TYPES[t] for t in typ)
+
+
 def _same_keys(schemas: dict, docs: dict, what: str) -> None:
     if set(schemas) != set(docs):
         raise ValueError(f"{what}: documented {sorted(docs)}, given a JSON schema {sorted(schemas)}")
 
 
-def _record_field_schema(name: str, typ: type) -> dict:
+def _record_field_schema(name: str, typ: type | tuple[type, ...]) -> dict:
     if name == "detection":
         return _ref("detection")
     if name in _STRING_LISTS:
@@ -111,7 +115,7 @@ def _record_field_schema(name: str, typ: type) -> dict:
         return {"type": "array", "items": {"type": "object", "required": ["file", "function", "releases"],
                                            "properties": {"file": {"type": "string", "pattern": r"\.py$"},
                                                           "function": {"type": "string"}, "releases": _RELEASES}}}
-    return {"type": _JSON_TYPES[typ]}
+    return {"type": _json_type(typ)}
 
 
 def record_schema() -> dict:
@@ -160,7 +164,8 @@ def record_schema() -> dict:
             "oneOf": [{"required": [name]} for name in CONDITION_TESTS],
             "allOf": [{"if": {"required": ["where"]},
                        "then": {"required": [n for n, t in CONDITION_TESTS.items() if t.takes_where]}},
-                      {"if": {"properties": {"argument": {"required": ["rest"]}}}, "then": {"required": ["contains"]}}]},
+                      {"if": {"properties": {"argument": {"required": ["rest"]}}},
+                       "then": {"required": ["contains"]}}]},
         "argument": {"type": "object", "minProperties": 1, "additionalProperties": False,
                      "properties": {"position": _described({"type": "integer", "minimum": 0, "maximum": 63},
                                                            ARGUMENT_FIELDS["position"]),
@@ -247,7 +252,7 @@ def reference_markdown() -> str:
     out += ["", "### Record fields", "", "| field | JSON | meaning |", "| --- | --- | --- |"]
     for name, typ in {**REQUIRED_FIELDS, **OPTIONAL_FIELDS}.items():
         required = " (required)" if name in REQUIRED_FIELDS else ""
-        out.append(f"| `{name}` | {_JSON_TYPES[typ]}{required} | {_cell(RECORD_FIELD_DOCS[name])} |")
+        out.append(f"| `{name}` | {_json_type(typ)}{required} | {_cell(RECORD_FIELD_DOCS[name])} |")
     out += ["", END]
     return "\n".join(out)
 

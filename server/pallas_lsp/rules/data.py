@@ -340,7 +340,7 @@ TEST_WITNESSES: dict[str, ConditionWitness] = {
         hit, c, got, lambda lit, v: isinstance(lit, int) and not isinstance(lit, bool) and lit > v)),
     "api": ConditionWitness(lambda hit, site, c, got: _api_test(hit, c, got)),
     "contains": ConditionWitness(lambda hit, site, c, got: _contained(hit, hit.ev, hit.ev.value(*got), c)),
-    "anyLeaf": ConditionWitness(lambda hit, site, c, got: _leaf(hit, hit.ev, *got, c, 0)),
+    "anyLeaf": ConditionWitness(lambda hit, site, c, got: _leaf(hit, hit.ev, got[0], got[1], got[2], c, 0)),
 }
 
 
