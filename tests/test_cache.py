@@ -157,11 +157,11 @@ def _two_modules(tmp_path: Path) -> Path:
 
 def _reads(monkeypatch) -> list[str]:
     """The modules the workspace program reads from disk (the checked file itself aside)."""
-    from pallas_lsp.analysis import program
+    from pallas_lsp.analysis.caches import DiskTexts
 
     seen: list[str] = []
-    real = program.read_file
-    monkeypatch.setattr(program, "read_file", lambda path, *a: seen.append(Path(path).name) or real(path, *a))
+    real = DiskTexts.read
+    monkeypatch.setattr(DiskTexts, "read", lambda self, path, *a: seen.append(Path(path).name) or real(self, path, *a))
     return seen
 
 

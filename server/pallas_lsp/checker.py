@@ -17,6 +17,7 @@ from .analysis.engine import SYNTAX_CODE, Engine
 from .analysis.findings import Finding, Severity
 from .analysis.fixes import choose_fixes, fix_candidates  # noqa: F401 - (check's fix policy)
 from .analysis.module import Span
+from .analysis.caches import DiskTexts
 from .analysis.program import read_source_file, walk_entries
 from .config import Config, find_config, with_known_rules
 from .files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, folder_problem, read_regular_bytes
@@ -37,10 +38,11 @@ def discover(paths: Sequence[str]) -> Iterator[Path]:
             yield p
 
 
-def read_source(path: Path, max_bytes: int = MAX_SOURCE_BYTES) -> str:
-    """A Python file's text; :class:`FileReadError` (an ``OSError``) or
-    :class:`SourceDecodeError` when it is not read or CPython would not decode it."""
-    return read_source_file(str(path), max_bytes)
+def read_source(path: Path, max_bytes: int = MAX_SOURCE_BYTES, disk: DiskTexts | None = None) -> str:
+    """A Python file's text (through ``disk``, the engine's file cache, when given);
+    :class:`FileReadError` (an ``OSError``) or :class:`SourceDecodeError` when it is not read
+    or CPython would not decode it."""
+    return disk.read_source(str(path), max_bytes) if disk is not None else read_source_file(str(path), max_bytes)
 
 
 def unread_finding(path: Path, exc: FileReadError | SourceDecodeError) -> Finding:
@@ -110,9 +112,7 @@ class Checker:
         else:
             concerns = self.program.concerns_pallas(path)  # type: ignore[attr-defined]
         if not concerns:
-            from .analysis.program import release_text
-
-            release_text(path)
+            self.engine.caches.disk.release(path)
         return concerns
 
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
@@ -171,7 +171,7 @@ class Checker:
         if is_notebook(path) or os.path.isdir(path):
             return None
         try:
-            text = read_source(path, self.max_file_bytes)
+            text = read_source(path, self.max_file_bytes, self.engine.caches.disk)
         except (FileReadError, SourceDecodeError) as exc:
             return [unread_finding(path, exc)]
         if not self._concerns_pallas(text, str(path)):
@@ -215,11 +215,16 @@ class Checker:
 
     overlay: TextOverlay = field(default_factory=lambda: TextOverlay())
 
+    def __post_init__(self) -> None:
+        if self.overlay.disk is None:  # (files under the overlay are read through the engine's cache)
+            self.overlay.disk = self.engine.caches.disk
+
     def workspace(self, root) -> object:
-        """The workspace program over ``root``, reading modules through this checker's overlay."""
+        """The workspace program over ``root``, reading modules through this checker's overlay
+        and sharing the engine's caches (one parse of each block, one read of each file)."""
         from .analysis.program import Program
 
-        self.program = Program(root, read=self.overlay)
+        self.program = Program(root, read=self.overlay, caches=self.engine.caches)
         self.program.prune = self.prune
         return self.program
 
@@ -239,7 +244,7 @@ class Checker:
         if is_notebook(path) and not os.path.isdir(path):
             return self.check_notebook(path)
         try:
-            text = read_source(path, self.max_file_bytes)
+            text = read_source(path, self.max_file_bytes, self.engine.caches.disk)
         except (FileReadError, SourceDecodeError) as exc:
             return [unread_finding(path, exc)]
         return self.check_text(text, str(path), self.config_for(path))
@@ -315,14 +320,17 @@ class TextOverlay:
     """The texts ``check --fix`` has changed but not written yet, over the files on disk: the
     workspace program reads modules through it, so a pass sees the previous pass's fixes."""
 
-    def __init__(self) -> None:
+    def __init__(self, disk: DiskTexts | None = None) -> None:
         self.texts: dict[str, str] = {}
+        self.disk = disk  # where files are read from (the checker sets its engine's)
 
     def __call__(self, path: str) -> str | None:
         from .analysis.program import read_file
 
         got = self.texts.get(os.path.abspath(path))
-        return got if got is not None else read_file(path)
+        if got is not None:
+            return got
+        return self.disk.read(path) if self.disk is not None else read_file(path)
 
     def overrides(self, path: str) -> bool:
         """Whether ``path`` reads a fixed text instead of the file (Program._on_disk)."""
@@ -331,7 +339,7 @@ class TextOverlay:
 
 def _fix_file(checker: "Checker", path: Path, *, unsafe: bool, findings: list[Finding] | None) -> FixResult:
     try:
-        text = read_source(path, checker.max_file_bytes)
+        text = read_source(path, checker.max_file_bytes, checker.engine.caches.disk)
     except (FileReadError, SourceDecodeError) as exc:
         return FixResult(str(path), None, None, 0, [unread_finding(path, exc)])
     cfg = checker.config_for(path)

@@ -41,10 +41,7 @@ def position(text, offset):
 
 
 def expected(text):
-    """A fresh, non-incremental analysis: empty parse cache, a path never seen before."""
-    from pallas_lsp.analysis import module
-
-    module.clear_cache()
+    """A fresh, non-incremental analysis: a path never seen before (no parse or split of it kept)."""
     COUNTER["fresh"] = COUNTER.get("fresh", 0) + 1
     starts = lines_of(text)
     out = []

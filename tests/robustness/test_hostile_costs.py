@@ -43,8 +43,7 @@ def test_launches_of_a_kernel_are_counted_once_per_analysis(monkeypatch):
 def test_an_edit_reparses_only_its_block_when_the_file_outgrows_the_cache(monkeypatch):
     # A fixed-size parse cache smaller than the file's block count evicted the file's own
     # blocks while indexing it, so every edit re-parsed the whole file (4.7 MB: 7-13 s).
-    monkeypatch.setattr(module_mod, "_CACHE_LIMIT", 50)
-    module_mod.clear_cache()
+    monkeypatch.setattr(module_mod.ParseCache, "LIMIT", 50)
     parsed = []
     real_parse = module_mod._parse
     monkeypatch.setattr(module_mod, "_parse", lambda block, path=None: parsed.append(block) or real_parse(block, path))
@@ -59,4 +58,3 @@ def test_an_edit_reparses_only_its_block_when_the_file_outgrows_the_cache(monkey
         text = "".join(lines)
         engine.analyse(text, "/tmp/many_statements.py")
         assert len(parsed) <= 2, len(parsed)
-    module_mod.clear_cache()

@@ -312,7 +312,26 @@ def _logical_lines(text: str, starts: list[int], first: int = 0,
     return logical, recovered, None
 
 
-_PREVIOUS: dict[str, tuple[str, list[int], list[int], set[int]]] = {}
+class SplitMemo:
+    """Each document's last scan and split, by its key (its path), so that the next version of
+    the same document re-scans and re-splits only what changed. Owned by whoever parses (a
+    :class:`module.ParseCache`): two engines never see each other's documents."""
+
+    LIMIT = 256  # documents remembered (all are dropped past it: the live ones come back at once)
+
+    def __init__(self) -> None:
+        self.lines: dict[str, tuple[str, list[int], list[int], set[int]]] = {}  # logical_lines
+        self.splits: dict[str, _Split] = {}  # split_and_count
+
+    def keep_lines(self, key: str, entry: tuple[str, list[int], list[int], set[int]]) -> None:
+        if len(self.lines) > self.LIMIT:
+            self.lines.clear()
+        self.lines[key] = entry
+
+    def keep_split(self, key: str, split: "_Split") -> None:
+        if len(self.splits) > self.LIMIT:
+            self.splits.clear()
+        self.splits[key] = split
 
 
 _CHUNK = 1 << 12
@@ -357,11 +376,14 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple[list[int], set[int]]:
-    """:func:`_logical_lines`, re-scanning only the edited region when the previous text of the
-    same document (``key``) is known: lines before the edit keep their state, and the scan stops
-    as soon as it is back in step with the old text after the edit."""
-    prev = _PREVIOUS.get(key) if key else None
+def logical_lines(text: str, starts: list[int], key: str | None = None,
+                  memo: SplitMemo | None = None) -> tuple[list[int], set[int]]:
+    """:func:`_logical_lines`, re-scanning only the edited region when ``memo`` knows the
+    previous text of the same document (``key``): lines before the edit keep their state, and
+    the scan stops as soon as it is back in step with the old text after the edit."""
+    if memo is None:
+        key = None
+    prev = memo.lines.get(key) if key and memo is not None else None
     result = None
     if prev is not None:
         old, old_starts, old_logical, old_recovered = prev
@@ -415,10 +437,8 @@ def logical_lines(text: str, starts: list[int], key: str | None = None) -> tuple
     if result is None:
         logical, recovered, _ = _logical_lines(text, starts)
         result = (logical, recovered)
-    if key:
-        if len(_PREVIOUS) > 256:
-            _PREVIOUS.clear()
-        _PREVIOUS[key] = (text, starts, result[0], result[1])
+    if key and memo is not None:
+        memo.keep_lines(key, (text, starts, result[0], result[1]))
     return result
 
 
@@ -474,43 +494,40 @@ class _Split:
     broken: bool = False  # the scanner recovered somewhere (its members are not re-split in place)
 
 
-_SPLITS: dict[str, _Split] = {}
+def split_blocks(text: str, key: str | None = None, memo: SplitMemo | None = None) -> list[Block]:
+    """``key`` names the document (its path) so that the next split of its next version, with
+    the same ``memo``, can re-scan only what changed: statements before the edit keep their
+    blocks, statements after it keep theirs (moved by the number of lines added or removed)."""
+    return split_and_count(text, key, memo)[0]
 
 
-def split_blocks(text: str, key: str | None = None) -> list[Block]:
-    """``key`` names the document (its path) so that the next split of its next version can
-    re-scan only what changed: statements before the edit keep their blocks, statements after
-    it keep theirs (moved by the number of lines added or removed)."""
-    return split_and_count(text, key)[0]
-
-
-def split_and_count(text: str, key: str | None = None) -> tuple[list[Block], int]:
+def split_and_count(text: str, key: str | None = None, memo: SplitMemo | None = None) -> tuple[list[Block], int]:
     """:func:`split_blocks`, and the text's number of lines as the parser counts them."""
-    prev = _SPLITS.get(key) if key else None
+    if memo is None:
+        key = None  # (nothing to remember it in: split it all)
+    prev = memo.splits.get(key) if key and memo is not None else None
     split = None
     if prev is not None and prev.text == text:
         split = prev
     elif prev is not None:
-        split = _resplit(prev, text, key)
+        split = _resplit(prev, text, key, memo)  # type: ignore[arg-type]
     if split is None:
         starts = line_starts(text)
-        logical, recovered = logical_lines(text, starts, key)
+        logical, recovered = logical_lines(text, starts, key, memo)
         split = _split_from(text, starts, logical, recovered, 0, [], [], None)
-    if key:
-        if len(_SPLITS) > 256:
-            _SPLITS.clear()
-        _SPLITS[key] = split
+    if key and memo is not None:
+        memo.keep_split(key, split)
     return [b for b in split.lead] + [b for st in split.statements for b in st], len(split.starts)
 
 
-def _resplit(prev: _Split, text: str, key: str) -> _Split | None:
+def _resplit(prev: _Split, text: str, key: str, memo: SplitMemo) -> _Split | None:
     import bisect
 
     old = prev.text
     p = _common_prefix(old, text)
     q = _common_suffix(old, text, min(len(old), len(text)) - p)
     starts = patched_starts(prev.starts, text, p, len(old) - q, len(text) - q - p)
-    logical, recovered = logical_lines(text, starts, key)
+    logical, recovered = logical_lines(text, starts, key, memo)
     if not prev.top:
         return None  # too little to keep: split it all
     # Restart at the last statement whose first line ends before the edit: everything before

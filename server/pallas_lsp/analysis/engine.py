@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
+from .caches import AnalysisCaches
 from .contexts import Context, Evidence, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
@@ -188,13 +189,17 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
 
 
 class Engine:
-    def __init__(self, rules: RuleSet | Sequence[Rule], *, incremental: bool = False) -> None:
+    def __init__(self, rules: RuleSet | Sequence[Rule], *, incremental: bool = False,
+                 caches: AnalysisCaches | None = None) -> None:
         """``rules``: the rule set to run (``pallas_lsp.rules.default_rule_set()``: the built-in
         rules and those of the records' detection sections). ``incremental``: keep each
         document's launch results for its next edit (the language server; a batch run analyses
-        each file once and keeps nothing)."""
+        each file once and keeps nothing). ``caches``: the block parses and file texts this
+        engine keeps (another engine's, to share them: a one-off engine for a request of the
+        server's; None: its own)."""
         self.rules = rules if isinstance(rules, RuleSet) else RuleSet(rules)
         self.incremental = incremental
+        self.caches = caches if caches is not None else AnalysisCaches()
         self._memos: OrderedDict[str, ModuleMemo] = OrderedDict()
         self._memo_lock = threading.Lock()
 
@@ -202,6 +207,12 @@ class Engine:
         """The document was closed: drop what was kept for its next edit."""
         with self._memo_lock:
             self._memos.pop(path, None)
+
+    def clear_caches(self) -> None:
+        """Start afresh: no block parse, split, file text or launch result is kept."""
+        with self._memo_lock:
+            self._memos.clear()
+        self.caches.clear()
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
                 ignore: Iterable[str] = (), backends: Iterable[str] = (),
@@ -223,7 +234,7 @@ class Engine:
 
     def _analyse(self, text: str, path: str | None, rules: RuleSet, memo: ModuleMemo | None,
                  options: "ContextOptions | None" = None) -> AnalysisResult:
-        index = ModuleIndex(text, path)
+        index = ModuleIndex(text, path, cache=self.caches.parses)
         ev = Evaluator(index)
         launches, candidates = self._collect(index, ev, rules, memo, options)
         findings = self._finish(self._merge(candidates, index), index)

@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Callable, Iterator
 
-from .blocks import MAX_BRACKET_DEPTH, Block, bracket_depth, may_nest_too_deeply, line_starts, logical_lines, split_and_count, split_loose
+from .blocks import (MAX_BRACKET_DEPTH, Block, SplitMemo, bracket_depth, may_nest_too_deeply, line_starts, logical_lines,
+                     split_and_count, split_loose)
 from .scopes import Binding, CallSite, Scope, index_module
+from .suppression import may_hold_suppression
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"[^\W\d]\w*")
-# Warnings the compiler raises about the user's code (invalid escapes, `is` with a literal) are
-# not ours to print. Set once: a catch_warnings() around every parse costs more than the parse.
-warnings.filterwarnings("ignore", category=SyntaxWarning)
-warnings.filterwarnings("ignore", category=DeprecationWarning, message="invalid escape sequence")
 
 
 @dataclass(frozen=True)
@@ -114,14 +112,6 @@ class BlockParse:
 # (path, kind, owner, text, occurrence): the same member text in two classes, or a statement
 # written twice, still gets a parse of its own that stays the same object while its text lives.
 _Key = tuple[str, str, str, str, int]
-_CACHE: "OrderedDict[_Key, BlockParse]" = OrderedDict()
-_CACHE_LIMIT = 50_000  # parses kept beyond the blocks of the live module texts
-_CACHE_LOCK = Lock()
-# The blocks of the live texts (retain_only) and of the texts being indexed now are never what
-# the limit evicts: a 65,000-statement file thrashed a fixed-size cache, and every edit then
-# re-parsed the whole file (7-13 s).
-_ROOM = [0, 0]  # [blocks of the live texts, blocks of the texts being indexed]
-_ROOM_LIMIT = 1_000_000  # (a bound all the same)
 _TYPE_PARAMS = re.compile(r"((?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_][A-Za-z_0-9]*)\[")
 _TYPE_ALIAS = re.compile(r"(?m)^([ \t]*)type([ \t]+)([A-Za-z_][A-Za-z_0-9]*)")
 
@@ -381,53 +371,80 @@ def _parse_text(block: Block) -> BlockParse:
     return bp
 
 
+def quiet_compiler_warnings() -> None:
+    """Warnings the compiler raises about the user's code (invalid escapes, `is` with a literal)
+    are not ours to print. Installed by each :class:`ParseCache` (idempotent: a filter already
+    there is not added again), not around every parse: a catch_warnings() per parse costs more
+    than the parse, and it is not thread-safe."""
+    for category, message in ((SyntaxWarning, ""), (DeprecationWarning, "invalid escape sequence")):
+        if not any(f[0] == "ignore" and f[2] is category and (f[1].pattern if f[1] else "") == message
+                   for f in warnings.filters):
+            warnings.filterwarnings("ignore", category=category, message=message)
+
+
+class ParseCache:
+    """Block parses keyed by (path, kind, owner, text, occurrence), and each document's last split
+    (:class:`blocks.SplitMemo`): what lets an edit re-parse one block. Owned by an Engine or a
+    Program (the language server's engine hands its own to its workspace program, so both read
+    the same parses); never shared between engines by accident. Thread-safe."""
+
+    LIMIT = 50_000  # parses kept beyond the blocks of the live module texts
+    # The blocks of the live texts (retain_only) and of the texts being indexed now are never what
+    # the limit evicts: a 65,000-statement file thrashed a fixed-size cache, and every edit then
+    # re-parsed the whole file (7-13 s).
+    ROOM_LIMIT = 1_000_000  # (a bound all the same)
+
+    def __init__(self) -> None:
+        self.parses: "OrderedDict[_Key, BlockParse]" = OrderedDict()
+        self.by_path: dict[str, set[_Key]] = {}  # the keys of each module's live text
+        self.splits = SplitMemo()
+        self.live_blocks = 0  # blocks of the live texts
+        self.indexing_blocks = 0  # blocks of the texts being indexed now
+        self._lock = Lock()
+        quiet_compiler_warnings()
+
+    def parse(self, block: Block, path: str | None = None, occurrence: int = 0) -> BlockParse:
+        key = block_key(block, path, occurrence)
+        with self._lock:
+            hit = self.parses.get(key)
+            if hit is not None:
+                self.parses.move_to_end(key)
+                return hit
+        bp = _parse(block, path)
+        with self._lock:
+            self.parses[key] = bp
+            limit = self.LIMIT + min(self.live_blocks + self.indexing_blocks, self.ROOM_LIMIT)
+            while len(self.parses) > limit:
+                self.parses.popitem(last=False)
+        return bp
+
+    def retain_only(self, path: str | None, keys: set[_Key]) -> None:
+        """Drop a module's cached blocks that its current text no longer has: the cache holds the
+        live texts of the modules, not every text they ever had (memory stays flat while typing)."""
+        if not path:
+            return
+        with self._lock:
+            old = self.by_path.get(path, set())
+            for key in old - keys:
+                self.parses.pop(key, None)
+            self.by_path[path] = keys
+            self.live_blocks += len(keys) - len(old)
+
+    def indexing(self, blocks: int) -> None:
+        """``blocks`` more (or, negative, fewer) blocks are being indexed now: room for them."""
+        with self._lock:
+            self.indexing_blocks += blocks
+
+    def clear(self) -> None:
+        with self._lock:
+            self.parses.clear()
+            self.by_path.clear()
+            self.live_blocks = 0
+            self.splits = SplitMemo()
+
+
 def block_key(block: Block, path: str | None, occurrence: int = 0) -> _Key:
     return (path or "", block.kind, block.owner, block.text, occurrence)
-
-
-def parse_block(block: Block, path: str | None = None, occurrence: int = 0) -> BlockParse:
-    key = block_key(block, path, occurrence)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    bp = _parse(block, path)
-    with _CACHE_LOCK:
-        _CACHE[key] = bp
-        limit = _CACHE_LIMIT + min(_ROOM[0] + _ROOM[1], _ROOM_LIMIT)
-        while len(_CACHE) > limit:
-            _CACHE.popitem(last=False)
-    return bp
-
-
-_BY_PATH: dict[str, set[_Key]] = {}
-
-
-def retain_only(path: str | None, keys: set[_Key]) -> None:
-    """Drop a module's cached blocks that its current text no longer has: the cache holds the
-    live texts of the modules, not every text they ever had (memory stays flat while typing)."""
-    if not path:
-        return
-    with _CACHE_LOCK:
-        old = _BY_PATH.get(path, set())
-        for key in old - keys:
-            _CACHE.pop(key, None)
-        _BY_PATH[path] = keys
-        _ROOM[0] += len(keys) - len(old)
-
-
-def _indexing(blocks: int) -> None:
-    """``blocks`` more (or, negative, fewer) blocks are being indexed now: room for them."""
-    with _CACHE_LOCK:
-        _ROOM[1] += blocks
-
-
-def clear_cache() -> None:
-    with _CACHE_LOCK:
-        _CACHE.clear()
-        _BY_PATH.clear()
-        _ROOM[0] = 0
 
 
 @dataclass(eq=False)
@@ -440,12 +457,16 @@ class ClassInfo:
 class ModuleIndex:
     """The facts of one module text, with absolute positions."""
 
-    def __init__(self, text: str, path: str | None = None, program: object = None) -> None:
+    def __init__(self, text: str, path: str | None = None, program: object = None,
+                 cache: ParseCache | None = None) -> None:
+        """``cache``: the owner's parses and splits (an edit then re-parses only the blocks it
+        changed); without one, everything is parsed afresh and nothing is kept."""
         self.program = program  # the workspace, for spans of nodes in other modules
+        self.cache = cache = cache if cache is not None else ParseCache()
         self._lines: list[str] | None = None
         self.text = text
         self.path = path
-        self.blocks, self.line_count = split_and_count(text, path)
+        self.blocks, self.line_count = split_and_count(text, path, cache.splits)
         self.parses: list[tuple[Block, BlockParse]] = []
         self._offset: dict[int, int] = {}
         self.syntax_errors: list[SyntaxProblem] = []
@@ -455,7 +476,7 @@ class ModuleIndex:
         self._block_of: dict[int, tuple[Block, BlockParse]] | None = None
         self._occurrences: dict[tuple[str, str, str], int] = {}
         keys: set = set()
-        _indexing(len(self.blocks))
+        cache.indexing(len(self.blocks))
         try:
             for block in self.blocks:
                 bp = self._add(block, keys)
@@ -468,16 +489,16 @@ class ModuleIndex:
                     # Keep what still parses after a half-typed construct.
                     for part in split_loose(block)[1:]:
                         self._add(part, keys)
-            retain_only(path, keys)
+            cache.retain_only(path, keys)
         finally:
-            _indexing(-len(self.blocks))
+            cache.indexing(-len(self.blocks))
 
     def _add(self, block: Block, keys: set) -> BlockParse:
         seen = (block.kind, block.owner, block.text)
         n = self._occurrences.get(seen, 0)
         self._occurrences[seen] = n + 1
         keys.add(block_key(block, self.path, n))
-        bp = parse_block(block, self.path, n)
+        bp = self.cache.parse(block, self.path, n)
         self.parses.append((block, bp))
         self._offset[id(bp)] = block.start_line - 1 - bp.wrapper_lines
         if bp.error is None and bp.root is not None:  # (no root: valid newer syntax, nothing indexed)
@@ -601,8 +622,6 @@ class ModuleIndex:
         """Whether a ``# pallas-lsp: ignore`` comment may be in the text: asked of each block's
         text once per block parse (kept across edits, so a keystroke asks only the blocks it
         made), and of the lines no block holds, instead of searching the whole text each time."""
-        from .suppression import may_hold_suppression
-
         for _, bp in self.parses:
             if bp.fact("may_suppress", lambda p: may_hold_suppression(p.text)):
                 return True

@@ -16,15 +16,15 @@ import ast
 import hashlib
 import os
 import re
-import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from collections import deque
 from typing import Callable, Iterable, Iterator, Protocol
 
-from ..files import (MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, decode_source, describe_os_error,
-                     folder_problem, read_regular)
+from ..files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, describe_os_error, folder_problem
+from .caches import AnalysisCaches, read_source_uncached
+from .evaluate import Evaluator
 from .import_scan import ImportFact, scan_imports
 from .module import ModuleIndex
 
@@ -92,39 +92,11 @@ def walk_python_files(root: str | Path, suffixes: tuple[str, ...] = (".py",)) ->
             yield path
 
 
-_DISK: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (its stat, its text)
-
-
-def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
-    # (ctime too: a rewrite that keeps size and mtime, `touch -d`, still changes it)
-    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
-
-
 def read_source_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str:
-    """A Python file's text, decoded as CPython decodes it (:func:`files.decode_source`), read
-    only if it is a regular file of at most ``max_bytes`` bytes (never blocking), cached by
-    its stat (mtime, ctime, size, inode): a workspace scan re-reads only what changed. Raises :class:`FileReadError`
-    or :class:`SourceDecodeError`."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        _DISK.pop(path, None)
-        raise FileReadError(path, describe_os_error(exc)) from exc
-    hit = _DISK.get(path)
-    if hit is not None and hit[0] == _stat_key(st) and st.st_size <= max_bytes and stat.S_ISREG(st.st_mode):
-        return hit[1]
-    data, st = read_regular(path, max_bytes)
-    text = decode_source(data)
-    if len(_DISK) > 20000:
-        _DISK.clear()
-    _DISK[path] = (_stat_key(st), text)
-    return text
-
-
-def release_text(path: str) -> None:
-    """Stop keeping a file's text (a module that does not concern Pallas: its facts are all
-    that is needed, and memory must not grow with such files)."""
-    _DISK.pop(path, None)
+    """A Python file's text, decoded as CPython decodes it, read afresh (an owner's
+    :class:`caches.DiskTexts` keeps texts by their stat). Raises :class:`FileReadError` or
+    :class:`SourceDecodeError`."""
+    return read_source_uncached(path, max_bytes)
 
 
 def read_file(path: str, max_bytes: int = MAX_SOURCE_BYTES) -> str | None:
@@ -235,10 +207,15 @@ def package_root(path: Path) -> Path:
 
 
 class Program:
-    def __init__(self, root: str | Path | None, read: Callable[[str], str | None] = read_file,
-                 environment: str | None = None, facts_store: "FactsStore | None" = None) -> None:
+    def __init__(self, root: str | Path | None, read: Callable[[str], str | None] | None = None,
+                 environment: str | None = None, facts_store: "FactsStore | None" = None,
+                 caches: AnalysisCaches | None = None) -> None:
+        """``read``: a module's text by path (None: from disk, through ``caches.disk``);
+        ``caches``: the block parses and disk texts to use (an engine's, to share them with it;
+        None: the program's own)."""
         self.root = Path(root).resolve() if root else None
-        self._read = read
+        self.caches = caches if caches is not None else AnalysisCaches()
+        self._read = read if read is not None else self.caches.disk.read
         self.environment = environment
         self._modules: dict[str, tuple[str, ModuleIndex, object]] = {}
         self._resolved: dict[tuple, Resolved | None] = {}
@@ -303,8 +280,6 @@ class Program:
 
     def load(self, path: str) -> tuple[ModuleIndex, object] | None:
         """The index and evaluator of a module's current text."""
-        from .evaluate import Evaluator
-
         path = os.path.abspath(path)
         text = self._read(path)
         if text is None:
@@ -316,7 +291,7 @@ class Program:
             cached = self._modules.get(path)
             if cached is not None and cached[0] is text or (cached is not None and cached[0] == text):
                 return cached[1], cached[2]
-            index = ModuleIndex(text, path, program=self)
+            index = ModuleIndex(text, path, program=self, cache=self.caches.parses)
             ev = Evaluator(index, program=self)
             if cached is not None:  # its text changed behind our back (read from disk)
                 for key in [k for k, v in self.unit_cache.items() if k[0] == path or path in v[2]]:
@@ -1047,7 +1022,7 @@ class Program:
                 # And every module that imports Pallas (it is analysed, if only for its syntax).
                 self._relevant = frozenset(callers | helpers | pallas)
                 for f in files - self._relevant:
-                    release_text(f)
+                    self.caches.disk.release(f)
             return self._relevant
 
     def reset_accessed(self) -> set[str]:
