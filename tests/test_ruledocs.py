@@ -33,3 +33,12 @@ def test_a_data_rule_is_documented_from_its_record():
     assert section.startswith(f"\n**{rule.summary}**\n\nrun_scoped_p with collective axes is not supported\n")
     assert "The TPU interpreter allocates run_scoped buffers per simulated core" in section
     assert "Declared as data" in section
+
+
+def test_readme_rules_table_is_generated():
+    from pallas_lsp.ruledocs import SUMMARY_END, SUMMARY_START, rules_summary
+
+    readme = (ROOT / "README.md").read_text()
+    start, end = readme.index(SUMMARY_START), readme.index(SUMMARY_END) + len(SUMMARY_END)
+    assert readme[start:end] + "\n" == rules_summary(), \
+        "README's Rules table is stale: paste `pallas-lsp rules --format markdown --summary` between its markers"

@@ -38,12 +38,12 @@ def test_a_complete_wheel_passes(tmp_path):
 def test_missing_data_files_and_entry_points_are_problems(tmp_path):
     script = load_script()
     files = script.package_files()
-    assert any(f.startswith("pallas_lsp/records/data/") for f in files)
-    assert any(f.startswith("pallas_lsp/rules/examples/") for f in files)
-    only_code = sorted(f for f in files if "/data/" not in f and "/examples/" not in f)
+    assert any(f.startswith("pallas_lsp/kinds/") and f.endswith("/record.json") for f in files)
+    assert any("/examples/PAL" in f for f in files)
+    only_code = sorted(f for f in files if "/data/" not in f and "/examples/" not in f and not f.endswith("/record.json"))
     wheel = make_wheel(tmp_path / "bad.whl", only_code, "[console_scripts]\npallas-lsp = pallas_lsp.cli:main\n")
     problems = script.check_contents(wheel)
     assert any("package files are not in the wheel" in p for p in problems)
-    assert "no records in the wheel (pallas_lsp/records/data/)" in problems
-    assert "no rule examples in the wheel (pallas_lsp/rules/examples/)" in problems
+    assert "no records in the wheel (pallas_lsp/kinds/*/record.json...)" in problems
+    assert "no rule examples in the wheel (pallas_lsp/kinds/*/examples/PAL...)" in problems
     assert "entry point not declared: pallas_lsp = pallas_lsp.pytest_plugin" in problems

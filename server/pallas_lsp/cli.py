@@ -336,14 +336,30 @@ def cmd_dev_schema(args: argparse.Namespace) -> int:
     return 1 if stale and args.check else 0
 
 
+def cmd_dev_new_kind(args: argparse.Namespace) -> int:
+    from .kinds.scaffold import ScaffoldError, new_kind
+
+    try:
+        made = new_kind(args.code, args.slug, python=args.python, family=args.family)
+    except ScaffoldError as exc:
+        print(f"pallas-lsp dev new-kind: {exc}", file=sys.stderr)
+        return 2
+    print(f"{made.code} {made.slug}: {made.folder}")
+    for path in made.files:
+        print(f"  {path.relative_to(made.folder)}")
+    print("Replace every TODO(new-kind) (the records loader refuses to ship a record holding one), "
+          "then run: pytest tests/rules/test_examples.py -n 0 -k " + made.code)
+    return 0
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     from .rules import default_rule_set, rule_by_code
     from .rules.examples import verified_on
 
     if args.format == "markdown":
-        from .ruledocs import rules_markdown
+        from .ruledocs import rules_markdown, rules_summary
 
-        print(rules_markdown(), end="")
+        print(rules_summary() if args.summary else rules_markdown(), end="")
         return 0
     store = _store(args.records or [], sys.stderr)
     rows = []
@@ -426,6 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rules", help="list the rules")
     r.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    r.add_argument("--summary", action="store_true",
+                   help="with --format markdown: only the table of rule families (the README's Rules table)")
     r.add_argument("--records", action="append", metavar="PATH",
                    help="also list the rules these records' detection sections declare")
     r.set_defaults(func=cmd_rules)
@@ -437,6 +455,12 @@ def build_parser() -> argparse.ArgumentParser:
     ds.add_argument("--docs", metavar="PATH", help="rewrite this page's generated section (docs/data-rules.md)")
     ds.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
     ds.set_defaults(func=cmd_dev_schema)
+    nk = dev.add_parser("new-kind", help="make a kind folder (record, detection, examples; --python: rule.py)")
+    nk.add_argument("code", help="PALnnn in a family's range, or next:<family> for the family's next free code")
+    nk.add_argument("--slug", required=True, help="the record's slug (lower-case words joined by -)")
+    nk.add_argument("--python", action="store_true", help="a Python rule (rule.py) instead of a detection section")
+    nk.add_argument("--family", help="the family the code must be in (server/pallas_lsp/kinds/ranges.py)")
+    nk.set_defaults(func=cmd_dev_new_kind)
     return ap
 
 

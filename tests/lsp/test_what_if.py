@@ -109,7 +109,7 @@ async def test_tpu_setter_quick_fix_through_the_server(vscode):
 
     from tests.lsp.test_server import apply_lsp_edits
 
-    example = Path(__file__).resolve().parents[2] / "server/pallas_lsp/rules/examples/PAL003"
+    example = Path(__file__).resolve().parents[2] / "server/pallas_lsp/kinds/inline_mgpu_p_does_not_support_discharge/examples/PAL003"
     text = (example / "invalid_07_pl_kernel_forced_tpu_shared_params.py").read_text()
     uri = "file:///tmp/tpu_setter_fix.py"
     open_doc(vscode, uri, text)

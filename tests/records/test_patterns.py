@@ -23,7 +23,7 @@ CATASTROPHIC = [r"^((a)+)+$", r"^(a|a)*$", r"(a+)+$", r"(x|x?)+y", r"(a|b|ab)*c"
 SLIPS_THROUGH = [r"^(a?){25}a{25}$", r".*a.*a.*a.*a.*a.*a.*a.*b"]
 
 
-BUILTIN_DATA = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "records" / "data"
+BUILTIN_DATA = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "kinds"
 
 
 def _record(slug, pattern, **extra):
@@ -70,7 +70,7 @@ def test_deeply_nested_groups_are_refused_not_a_crash():
 
 def test_builtin_patterns_run_on_re2_and_match_their_messages():
     records, problems = builtin_records()
-    assert problems == [] and len(records) == len(list(BUILTIN_DATA.glob("*.json")))
+    assert problems == [] and len(records) == len(list(BUILTIN_DATA.glob("*/record.json")))
     for rec in records:
         # (Compiled when first matched: the check that a user's records get at load, here.)
         assert check_pattern(rec.message_pattern.pattern)[1] is None, rec.slug

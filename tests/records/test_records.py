@@ -1,9 +1,13 @@
 import json
+from pathlib import Path
 
+from pallas_lsp.kinds import KINDS_DIR, folder_name
 from pallas_lsp.records import builtin_records, default_store, load_records_file, parse_records_text
 from tests.conftest import ROOT
 
-SEED_DIR = ROOT / "server" / "pallas_lsp" / "records" / "data"
+
+def shipped_record(slug: str) -> Path:
+    return KINDS_DIR / folder_name(slug) / "record.json"
 
 
 def test_seed_records_ship_unchanged():
@@ -11,13 +15,13 @@ def test_seed_records_ship_unchanged():
     if not shared.exists():
         return
     for p in shared.glob("*.json"):
-        assert (SEED_DIR / p.name).read_bytes() == p.read_bytes()
+        assert shipped_record(p.stem).read_bytes() == p.read_bytes()
 
 
 def test_builtin_records_load_and_index():
     records, problems = builtin_records()
     assert problems == []
-    assert len(records) == len(list(SEED_DIR.glob("*.json")))  # every file of the data folder
+    assert len(records) == len(list(KINDS_DIR.glob("*/record.json")))  # every kind folder's record
     seeds = {"get-global-discharge-is-not-supported-in-interpret", "get-global-only-supports-semaphores-got-what",
              "inline-mgpu-p-does-not-support-discharge", "dynamic-grid-bounds-not-yet-supported-in-gpu-int"}
     assert seeds <= {r.slug for r in records}
@@ -28,7 +32,7 @@ def test_builtin_records_load_and_index():
 
 
 def test_bad_file_names_file_and_field_and_keeps_valid_records(tmp_path):
-    good = json.loads((SEED_DIR / "get-global-only-supports-semaphores-got-what.json").read_text())
+    good = json.loads(shipped_record("get-global-only-supports-semaphores-got-what").read_text())
     bad1 = {"record": dict(good["record"], slug="bad-one", messagePattern="(unclosed")}
     bad2 = {"record": dict(good["record"], slug="bad-two", solutions="not a list")}
     missing = {"record": {k: v for k, v in good["record"].items() if k != "errorClass"}}

@@ -1,5 +1,5 @@
-"""The wave-2 kinds written as data (records/data/<slug>.json with a detection section): each
-one's example programs (rules/examples/<CODE>/, checked against real JAX by the oracle) are
+"""The wave-2 kinds written as data (kinds/<slug>/record.json with a detection section): each
+one's example programs (kinds/<slug>/examples/<CODE>/, checked against real JAX by the oracle) are
 flagged on their marked line by that code, and the valid ones are not flagged by it."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pallas_lsp.rules import default_rule_set
 from pallas_lsp.rules.data import DataRule
 from pallas_lsp.rules.examples import examples_for
 
-DATA = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "records" / "data"
+DATA = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "kinds"
 # The wave-2 kinds this file covers: record slug -> the codes of its detection sections.
 KINDS = {
     "gpu-interpret-copy-without-barrier": ("PAL101",),
@@ -64,7 +64,7 @@ def test_every_kind_loads_as_a_data_rule_tied_to_its_record():
     assert not problems
     rules = {r.code: r for r in default_rule_set()}
     for slug, codes in KINDS.items():
-        assert (DATA / f"{slug}.json").is_file()
+        assert (DATA / slug.replace("-", "_") / "record.json").is_file()
         rec = next(r for r in records if r.slug == slug)
         assert rec.detection is not None, slug
         for code in codes:
@@ -96,7 +96,7 @@ def test_valid_example_is_not_flagged(engine: Engine, code: str, example) -> Non
 
 def test_record_files_are_the_kind_slug_and_pin_the_release():
     for slug in KINDS:
-        rec = json.loads((DATA / f"{slug}.json").read_text())["record"]
+        rec = json.loads((DATA / slug.replace("-", "_") / "record.json").read_text())["record"]
         assert rec["id"] == rec["slug"] == slug
         assert rec["githubUrl"].startswith("https://github.com/jax-ml/jax/blob/jax-v0.12.0.1/")
         assert rec["githubUrl"].endswith(f"{rec['filePath']}#L{rec['lineNumber']}")

@@ -1,11 +1,11 @@
-"""Each rule's example files (``server/pallas_lsp/rules/examples/<CODE>/``) are its tests:
+"""Each rule's example files (``server/pallas_lsp/kinds/<slug>/examples/<CODE>/``) are its tests:
 Python rules and rules declared as data alike."""
 from pathlib import Path
 
 import pytest
 
 from pallas_lsp.rules import PythonRule, analyse, default_rule_set
-from pallas_lsp.rules.examples import (EXAMPLES_DIR, ExampleError, RuleExamples, example_problems,
+from pallas_lsp.rules.examples import (ExampleError, RuleExamples, example_problems,
                                        examples_for, parse_example)
 
 RULES = list(default_rule_set())
@@ -39,7 +39,7 @@ def test_every_rule_has_examples_and_a_record():
     for rule in RULES:
         found = examples_for(rule.code)
         assert found.valid and found.invalid, \
-            f"{rule.code}: no valid or no invalid example in {EXAMPLES_DIR / rule.code}"
+            f"{rule.code}: no valid or no invalid example in its kind folder (kinds/<slug>/examples/{rule.code}/)"
         assert store.by_slug(rule.record) is not None, rule.record
         assert rule.summary, rule.code
         if isinstance(rule, PythonRule):

@@ -5,8 +5,8 @@ import pytest
 
 from pallas_lsp.rules import analyse
 from pallas_lsp.analysis.edits import apply_edits
-from pallas_lsp.rules.get_global_non_semaphore import GetGlobalOfNonSemaphore
-from pallas_lsp.rules.inline_mgpu_interpret import InlineMgpuInInterpretMode
+from pallas_lsp.kinds.get_global_only_supports_semaphores_got_what.rule import GetGlobalOfNonSemaphore
+from pallas_lsp.kinds.inline_mgpu_p_does_not_support_discharge.rule import InlineMgpuInInterpretMode
 
 HEADER = """import jax
 import jax.numpy as jnp

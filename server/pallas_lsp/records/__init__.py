@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from ..kinds import KINDS_DIR
+from ..kinds import scan as scan_kinds
 from .detection import Detection, DetectionError, parse_detection
 from .patterns import RecordPattern, check_pattern, deferred_pattern, linear_engine_available
 from .tracebacks import BareRaise, bare_raises, site_matches
@@ -569,31 +571,58 @@ def match_lines(text: str) -> list[str]:
 
 
 def builtin_records() -> tuple[list[ErrorRecord], list[RecordProblem]]:
-    """The shipped records, each with its detection section: inline, or (for the seed records,
-    which ship byte-identical) from ``detection/<slug>.json`` beside them. Read and checked once
-    per process (the rule set, the store and the rule-name checks all ask); fresh lists each
-    time, since a store edits its own."""
+    """The shipped records: each kind folder's ``record.json`` (``kinds/<slug>/``), with its
+    detection section inline, or (for a seed record, which ships byte-identical) from
+    ``detection/<slug>.json`` beside this module. Read and checked once per process (the rule
+    set, the store and the rule-name checks all ask); fresh lists each time, since a store edits
+    its own."""
     records, problems = _read_builtin_records()
     return list(records), list(problems)
 
 
 @lru_cache(maxsize=1)
 def _read_builtin_records() -> tuple[tuple[ErrorRecord, ...], tuple[RecordProblem, ...]]:
-    records: list[ErrorRecord] = []
-    problems: list[RecordProblem] = []
-    data = resources.files("pallas_lsp.records") / "data"
-    for entry in sorted(data.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".json"):
-            r, p = parse_records_text(entry.read_text(encoding="utf-8"), f"{BUILTIN_SOURCE}/{entry.name}",
-                                      shipped=True)
-            records += r
-            problems += p
+    records, problems = read_kind_records(KINDS_DIR)
     beside = resources.files("pallas_lsp.records") / "detection"
     if beside.is_dir():
         texts = {e.name: e.read_text(encoding="utf-8") for e in beside.iterdir() if e.name.endswith(".json")}
         records, more = attach_detections(records, texts, f"{BUILTIN_SOURCE}/detection")
         problems += more
     return tuple(records), tuple(problems)
+
+
+# What ``pallas-lsp dev new-kind`` writes where a person has to: a record still holding it is
+# not finished, and is refused as a shipped record (it loads, with an error, so the scaffold's
+# examples can be tried).
+SCAFFOLD_PLACEHOLDER = "TODO(new-kind)"
+
+
+def read_kind_records(root: Path) -> tuple[list[ErrorRecord], list[RecordProblem]]:
+    """The records of the kind folders under ``root``, each named ``<builtin>/<slug>.json``; a
+    malformed folder, a record whose slug is not its folder's, or one holding the scaffold's
+    placeholder text is a problem (the rest load)."""
+    records: list[ErrorRecord] = []
+    layout = scan_kinds(root)
+    problems: list[RecordProblem] = [RecordProblem(p.path, "", p.message) for p in layout.problems]
+    for kind in layout.kinds:
+        text = kind.record_path.read_text(encoding="utf-8")
+        label = f"{BUILTIN_SOURCE}/{kind.slug}.json"
+        found, more = parse_records_text(text, label, shipped=True)
+        problems += more
+        if not found:
+            continue  # (the parse problems say why)
+        if len(found) != 1 or found[0].slug != kind.slug:
+            slugs = ", ".join(r.slug for r in found)
+            problems.append(RecordProblem(label, "record", f"a kind folder holds one record, whose slug is the "
+                                                           f"folder's (`{kind.slug}`); found {slugs}"))
+            records += [r for r in found if r.slug == kind.slug]
+            continue
+        if SCAFFOLD_PLACEHOLDER in text:
+            problems.append(RecordProblem(label, "record", f"record '{kind.slug}' still holds the scaffold's "
+                                                           f"`{SCAFFOLD_PLACEHOLDER}` text: write the real "
+                                                           "message, pattern and documentation before shipping it"))
+        records += found
+    return records, problems
 
 
 def attach_detections(records: list[ErrorRecord], texts: dict[str, str],

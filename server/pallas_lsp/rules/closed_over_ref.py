@@ -1,4 +1,5 @@
-"""PAL512 / PAL513: a ``pl.pallas_call`` kernel that closes over a Ref made outside it.
+"""The search both closed-over-Ref kinds share (PAL512, PAL513: their rules are in ``kinds/``): a
+``pl.pallas_call`` kernel that closes over a Ref made outside it.
 
 A kernel (or a helper it calls) that reads a ``jax.new_ref(...)`` created outside the kernel
 makes the enclosing ``jax.jit`` discharge pallas_call's state effects, which runs
@@ -17,7 +18,7 @@ from ..analysis.evaluate import CallVal, Ext, FuncVal, ParamVal, PartialVal, Tup
 from ..analysis.launches import Launch, kernel_operand_params, scratch_count
 from ..analysis.reach import Reached, reach
 from ..analysis.findings import Fix, Related
-from ..analysis.fixes import cst_edits, launches_of_kernel, remove_kwarg  # (cst_edits: loaded on first use)
+from ..analysis.fixes import cst_edits, launches_of_kernel  # (cst_edits: loaded on first use)
 from ..analysis.rule_api import Hit, Report
 from ..analysis.scopes import Scope, own_nodes
 from .base import PythonRule
@@ -284,7 +285,7 @@ def _refused_space(hit: Hit, made: CallVal) -> str | None:
     return REFUSED_SPACES.get(name or "")
 
 
-class _ClosedOverRefRule(PythonRule):
+class ClosedOverRefRule(PythonRule):
     construct = "launch"
     apis = frozenset({api.PALLAS_CALL})
     launch_apis = frozenset({api.PALLAS_CALL})
@@ -299,38 +300,6 @@ class _ClosedOverRefRule(PythonRule):
             related += (Related(outer.anchor, f"the enclosing kernel `{outer.kernel_name}` is launched here, "
                                               f"and builds the launch as it runs"),)
         return Report(error, headline, span=hit.span_of(ref.use, ref.use_scope), key=id(ref.use), related=related)
-
-
-class GpuInterpretClosedOverRef(_ClosedOverRefRule):
-    """A GPU-interpreted `pl.pallas_call` whose kernel closes over a Ref.
-
-    In GPU interpret mode `pl.pallas_call` binds its primitive with an extra
-    `kernel_arg_transforms` parameter. A kernel that reads a `jax.new_ref(...)` made outside it
-    sends the launch through pallas_call's state-discharge rule, whose fixed parameters do
-    not include it: a TypeError, whatever the Ref's memory space. Pass the value to the
-    launch as an operand instead.
-    """
-
-    code = "PAL512"
-    name = "gpu-interpret-pallas-call-closed-over-ref"
-    record = "gpu-interpret-pallas-call-closed-over-ref"
-    summary = "a GPU-interpreted pl.pallas_call kernel that closes over a jax.new_ref Ref"
-    label = "pl.pallas_call"
-    modes = frozenset({Mode.GPU_INTERPRET})
-
-    def check(self, hit: Hit) -> Report | None:
-        refs = closed_over_refs(hit)
-        if not refs:
-            return None
-        return self.report(hit, refs[0], "TypeError: _pallas_call_state_discharge_rule() got an unexpected keyword "
-                                         "argument 'kernel_arg_transforms'",
-                           f"`{ref_name(refs[0])}` is a Ref closed over by a GPU-interpreted `pl.pallas_call` kernel")
-
-
-    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
-        refs = closed_over_refs(hit)
-        fix = pass_as_operand_fix(hit, refs[0]) if refs else None
-        return [fix] if fix is not None else []
 
 
 def pass_as_operand_fix(hit: Hit, ref: ClosedRef) -> Fix | None:
@@ -403,55 +372,8 @@ def _name_of_ref(hit: Hit, ref: ClosedRef, applied) -> str | None:
     return None
 
 
-class PallasCallClosesOverRefMemorySpace(_ClosedOverRefRule):
-    """A `pl.pallas_call` kernel that closes over a Ref in a memory space.
-
-    pallas_call's state-discharge rule accepts a closed-over `jax.new_ref(...)` only without
-    a memory space or in `pl.ANY`; one made in VMEM, SMEM or HBM is refused (measured with
-    `interpret=True`, TPU interpret params and compiled for TPU). Pass the value as an
-    operand with a BlockSpec in that memory space, or use `pl.kernel`.
-    """
-
-    code = "PAL513"
-    name = "pallas-call-closes-over-ref-memory-space"
-    record = "pallas-call-closes-over-ref-memory-space"
-    summary = "a pl.pallas_call kernel that closes over a Ref in VMEM, SMEM or HBM"
-    label = "pl.pallas_call"
-    modes = frozenset({Mode.INTERPRET, Mode.TPU_INTERPRET, Mode.TPU, Mode.COMPILED})
-
-    def check(self, hit: Hit) -> Report | None:
-        for ref in closed_over_refs(hit):
-            if ref.space is not None:
-                return self.report(
-                    hit, ref, f"NotImplementedError: pallas_call does not support closing over Refs in memory space "
-                              f"{ref.space}. Use pl.kernel instead.",
-                    f"`{ref_name(ref)}` is a Ref in {_space_words(ref.space)} closed over by a `pl.pallas_call` kernel")
-        return None
-
-    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
-        # A Ref without a memory space ran clean with interpret=True; TPU interpret params then
-        # put it in ANY, which a kernel may not read directly (the oracle: get_p ... HBM or ANY).
-        if hit.context.mode != Mode.INTERPRET:
-            return []
-        for ref in closed_over_refs(hit):
-            if ref.space is None or ref.made is None:
-                continue
-            made = ref.made.site
-            if hit.index.path_of(made.scope) != hit.index.path:
-                return []
-            edit = remove_kwarg(hit.index, made.node, made.scope, "memory_space")
-            return [] if edit is None else [Fix(
-                f"Make `{ref_name(ref)}` without a memory space (pallas_call accepts closing over such a Ref)",
-                (edit,), preferred=True, safe=False)]
-        return []
-
-
-def _space_words(space: str) -> str:
-    return "the default memory space" if space == "default" else space.upper()
-
-
 def ref_name(ref: ClosedRef) -> str:
     return ref.use.id
 
 
-__all__ = ["GpuInterpretClosedOverRef", "PallasCallClosesOverRefMemorySpace", "closed_over_refs"]
+__all__ = ["ClosedOverRefRule", "ClosedRef", "closed_over_refs", "pass_as_operand_fix", "ref_name"]

@@ -1,4 +1,5 @@
-"""Rule examples as files: ``rules/examples/<CODE>/<valid|invalid>_<NN>_<short_name>.py``.
+"""Rule examples as files: ``kinds/<slug>/examples/<CODE>/<valid|invalid>_<NN>_<short_name>.py``
+(the kind folder of the record that declares CODE, see ``kinds/__init__.py``).
 
 Each file is a plain runnable program (its imports included) that opens with header comments::
 
@@ -21,13 +22,56 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePath
 
-from .base import VERIFIED_ON, Example, PythonRule
+from ..kinds import KINDS_DIR, scan
 
-EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+# The JAX version the examples' predictions were checked on by running them (the oracle checks
+# that it runs this version); a rule may name others in its ``verified_on``.
+VERIFIED_ON: tuple[str, ...] = ("0.12.0.1",)
+
+
+@dataclass(frozen=True)
+class Example:
+    # The whole program (for an example file: its text, header comments included, so line
+    # numbers are the file's).
+    code: str
+    note: str = ""
+    # How the oracle runs it: "run" (execute on CPU) or "lower-cuda" (the program itself
+    # lowers for CUDA; compiled Mosaic GPU behaviour reproduces on a CPU machine that way).
+    oracle: str = "run"
+    # For INVALID examples: the 1-based line the finding must be on (marked "# error" if omitted).
+    line: int | None = None
+    # For INVALID examples: the error JAX raises (class and a regex for the message).
+    raises: tuple[str, str] | None = None
+    # Quick fix titles that, applied, must leave code JAX runs clean (checked by the oracle).
+    fixes: tuple[str, ...] = ()
+    # The file it was read from ("" for an example built in code), and how many header comment
+    # lines open it.
+    path: str = field(default="", compare=False)
+    header_lines: int = 0
+
+    @property
+    def name(self) -> str:
+        """The file's name without ``.py`` (``invalid_01_semaphore_taken_with_get_global``), or ""."""
+        return PurePath(self.path).stem
+
+    @property
+    def program(self) -> str:
+        """The code without its header comments (what the documentation shows)."""
+        return "".join(self.code.splitlines(keepends=True)[self.header_lines:])
+
+    def error_line(self) -> int:
+        if self.line is not None:
+            return self.line
+        for i, text in enumerate(self.code.splitlines(), 1):
+            if i > self.header_lines and text.rstrip().endswith("# error"):
+                return i
+        raise ValueError(f"{self.path or 'INVALID example'}: no '# error' marker or line")
+
+
 
 FIRST_LINE = "# pallas-lsp example: "
 ERROR_MARKER = "# error"
@@ -155,28 +199,41 @@ def _load(folder: Path) -> RuleExamples:
     return RuleExamples(tuple(found["valid"]), tuple(found["invalid"]))
 
 
+@lru_cache(maxsize=None)
+def _example_index(kinds_root: Path) -> dict[str, Path]:
+    return scan(kinds_root).example_index()
+
+
+def examples_dir(code: str, kinds_root: Path = KINDS_DIR) -> Path | None:
+    """The folder of ``code``'s examples in its kind folder under ``kinds_root``, or None."""
+    return _example_index(kinds_root).get(code)
+
+
 def examples_for(code: str, root: Path | None = None) -> RuleExamples:
-    """The examples of the rule ``code`` (a Python rule or a data rule): the files in
-    ``<root>/<code>/`` (``root``: the built-in examples folder). No folder: no examples.
-    Raises :class:`ExampleError` for the first malformed file."""
-    return _load((root or EXAMPLES_DIR) / code)
+    """The examples of the rule ``code`` (a Python rule or a data rule): the files of its kind
+    folder's ``examples/<code>/`` (``root``: read ``<root>/<code>/`` instead). No folder: no
+    examples. Raises :class:`ExampleError` for the first malformed file."""
+    folder = root / code if root is not None else examples_dir(code)
+    return _load(folder) if folder is not None else RuleExamples()
 
 
 def example_codes(root: Path | None = None) -> list[str]:
-    """The rule codes that have an examples folder."""
-    base = root or EXAMPLES_DIR
-    if not base.is_dir():
+    """The rule codes that have an examples folder (in the kind folders, or under ``root``)."""
+    if root is None:
+        return list(_example_index(KINDS_DIR))
+    if not root.is_dir():
         return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "__")))
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__")))
 
 
 def example_problems(codes: "set[str] | None" = None, root: Path | None = None) -> list[str]:
-    """Every problem with the examples under ``root``: malformed files (one per folder, the
-    first), and folders named after no rule in ``codes`` (when given)."""
+    """Every problem with the examples (the kind folders', or those under ``root``): malformed
+    files (one per folder, the first), and folders named after no rule in ``codes`` (when given)."""
     problems = []
     for code in example_codes(root):
+        folder = root / code if root is not None else examples_dir(code)
         if codes is not None and code not in codes:
-            problems.append(f"{(root or EXAMPLES_DIR) / code}: no rule has the code `{code}`")
+            problems.append(f"{folder}: no rule has the code `{code}`")
             continue
         try:
             examples_for(code, root)
@@ -186,12 +243,14 @@ def example_problems(codes: "set[str] | None" = None, root: Path | None = None) 
 
 
 def verified_on(rule) -> tuple[str, ...]:
-    """The JAX versions a rule's examples were checked on: a Python rule says so; a data rule's
-    examples are checked by the same oracle, on the version the examples are kept for."""
-    if isinstance(rule, PythonRule):
-        return tuple(rule.verified_on)
+    """The JAX versions a rule's examples were checked on: a Python rule says so (its
+    ``verified_on``); a data rule's examples are checked by the same oracle, on the version the
+    examples are kept for."""
+    declared = getattr(rule, "verified_on", None)
+    if declared is not None:
+        return tuple(declared)
     return VERIFIED_ON if examples_for(rule.code) else ()
 
 
-__all__ = ["EXAMPLES_DIR", "ExampleError", "RuleExamples", "example_codes", "example_problems", "examples_for",
-           "parse_example", "verified_on"]
+__all__ = ["ERROR_MARKER", "Example", "ExampleError", "FIRST_LINE", "RuleExamples", "VERIFIED_ON", "example_codes",
+           "example_problems", "examples_dir", "examples_for", "parse_example", "verified_on"]
