@@ -15,7 +15,7 @@ from tests.conftest import DATA, ROOT
 jsonschema = pytest.importorskip("jsonschema")
 
 DOCS = ROOT / "docs" / "data-rules.md"
-SHIPPED = sorted((ROOT / "server" / "pallas_lsp" / "records" / "data").glob("*.json"))
+SHIPPED = sorted((ROOT / "server" / "pallas_lsp" / "kinds").glob("*/record.json"))
 USER_KINDS = sorted((DATA / "records" / "user_kind").glob("*.json"))
 PL = "jax.experimental.pallas"
 
