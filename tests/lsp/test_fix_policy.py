@@ -10,13 +10,14 @@ import pytest
 from lsprotocol import types as lsp
 
 from pallas_lsp.analysis.fixes import UNSAFE_TITLE_SUFFIX
+from pallas_lsp.rules.examples import examples_dir
 from tests.lsp.conftest import diagnostics, open_doc
 from tests.lsp.test_server import apply_lsp_edits
 from tests.lsp.test_settings_security import start, stop
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "server" / "pallas_lsp" / "rules" / "examples"
-PAL514 = EXAMPLES / "PAL514" / "invalid_01_copy_after_commit_pl_kernel.py"
-PAL514_CLEAN = EXAMPLES / "PAL514" / "valid_01_gpu_interpret_params.py"
+PAL514_EXAMPLES = examples_dir("PAL514")
+PAL514 = PAL514_EXAMPLES / "invalid_01_copy_after_commit_pl_kernel.py"
+PAL514_CLEAN = PAL514_EXAMPLES / "valid_01_gpu_interpret_params.py"
 # A fix that keeps the launch in GPU interpret mode (safe): `inline_mgpu="ignore"`.
 SAFE_FIX_CASE = '''\
 import jax

@@ -1,6 +1,6 @@
 """The oracle: the analyser's predictions, checked against real JAX on the CPU.
 
-* every rule's invalid example (``server/pallas_lsp/rules/examples/<CODE>/``, Python and data
+* every rule's invalid example (``server/pallas_lsp/kinds/<slug>/examples/<CODE>/``, Python and data
   rules alike) raises exactly the error its ``# raises:`` header names, and every valid
   example runs clean;
 * the analyser's finding on an INVALID example names the error class JAX raised;

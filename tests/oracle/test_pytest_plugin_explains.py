@@ -10,16 +10,22 @@ from pathlib import Path
 
 import pytest
 
+from pallas_lsp.rules.examples import examples_dir
 from tests.oracle.conftest import ROOT, _child_env
 
-EXAMPLES = ROOT / "server" / "pallas_lsp" / "rules" / "examples"
+# The example folders the generated tests run, by code (each kind's examples/<CODE>/).
+EXAMPLE_DIRS = {code: str(examples_dir(code)) for code in ("PAL001", "PAL106", "PAL201")}
+
 PURE_PYTHON = ("pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "pygments", "xdist", "execnet")
 
 TESTS = f'''
 import runpy
 
+EXAMPLES = {EXAMPLE_DIRS!r}
+
 def run(name):
-    runpy.run_path(str({str(EXAMPLES)!r}) + "/" + name, run_name="__main__")
+    code, rest = name.split("/", 1)
+    runpy.run_path(EXAMPLES[code] + "/" + rest, run_name="__main__")
 
 def test_get_global_interpret():
     run("PAL001/invalid_01_get_global_interpret_true.py")
