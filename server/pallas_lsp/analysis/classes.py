@@ -10,11 +10,14 @@ attribute resolves to in a class's MRO, and whether a subclass still runs a give
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import ast
 
-from .evaluate import ClassVal, Evaluator
 from .scopes import Binding, Scope
+
+if TYPE_CHECKING:  # (evaluate asks this module about classes: the evaluator is handed in, never imported)
+    from .evaluate import Evaluator
 
 _MAX_CLASSES = 200  # subclasses followed from one class
 _MAX_MRO = 16
@@ -60,7 +63,7 @@ def bases_of(ref: ClassRef) -> list[ClassRef | None]:
             ref.ev.deps.read(sc)
         for base in getattr(node, "bases", ()):
             v = ref.ev.value(base, sc.parent, None) if sc.parent is not None else None
-            target = getattr(v, "scope", None) if isinstance(v, ClassVal) else None
+            target = ref.ev.class_scope(v)
             out.append(class_of(ref.ev, target) if target is not None else None)
     return out
 

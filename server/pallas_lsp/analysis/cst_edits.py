@@ -20,7 +20,8 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from .blocks import Block, line_starts
 from .findings import TextEdit
-from .module import Span
+from .edits import apply_edits
+from .module import Span, _libcst_accepts, _on_big_stack, libcst_may_read
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MEMBER_WRAPPER = "class _:\n"
@@ -43,8 +44,6 @@ class Region:
     def parse(self) -> cst.Module:
         """The region's tree, parsed within the bounds libcst is asked within (docs/security.md:
         size, bracket depth, operator chains) and on a thread with a stack for its native parser."""
-        from .module import _on_big_stack, libcst_may_read
-
         source = self.wrapper + self.text
         if not libcst_may_read(source):
             raise EditFailed("this block is beyond the bounds libcst is asked within")
@@ -124,8 +123,6 @@ def parses(code: str) -> bool:
         pass
     except (RecursionError, MemoryError, ValueError):
         return False
-    from .module import _libcst_accepts, libcst_may_read
-
     return libcst_may_read(code) and _libcst_accepts(code)
 
 
@@ -584,8 +581,6 @@ def edits_parse(text: str, blocks: Sequence[Block], edits: Iterable[TextEdit]) -
     """Whether ``text`` with ``edits`` applied still parses, judged on the blocks they touch (each
     block parses on its own, as the analysis reads them); the whole text when an edit crosses
     blocks. False for overlapping edits."""
-    from .edits import apply_edits
-
     edits = list(edits)
     groups: dict[int, tuple[Region, list[TextEdit]]] = {}
     for e in edits:

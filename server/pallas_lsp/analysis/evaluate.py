@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 import ast
 import os
 
-from . import api
+from . import api, classes
 from .incremental import Deps
 from .module import ModuleIndex
 from .scopes import Binding, CallSite, DecoratorSite, Scope, dotted_name
@@ -409,11 +409,15 @@ class Evaluator:
     def _inherited_member(self, cls: Scope, attr: str) -> Binding | None:
         """``attr`` of a class through its bases across the workspace (``class T(ptu.PallasTest)``
         with ``pallas_call`` defined in the imported module)."""
-        from . import classes  # (classes builds on this module)
-
         ref = classes.class_of(self, cls)
         found = classes.member(ref, attr) if ref is not None else None
         return found[1] if found is not None else None
+
+    @staticmethod
+    def class_scope(value: Value | None) -> Scope | None:
+        """The class scope a value is, if it is a class of the workspace (asked by :mod:`.classes`,
+        which works on the evaluator it is handed and does not import this module)."""
+        return value.scope if isinstance(value, ClassVal) else None
 
     def site_of(self, node: ast.Call, scope: Scope) -> CallSite | None:
         sites = getattr(scope.block, "sites", None)

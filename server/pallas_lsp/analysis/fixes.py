@@ -12,6 +12,8 @@ from typing import Callable, Sequence
 
 from . import api
 from .findings import Finding, Fix, TextEdit
+from .contexts import Mode
+from .evaluate import FuncVal
 from .module import ModuleIndex, Span
 from .scopes import Scope
 from .suppression import find_suppression, with_code
@@ -337,9 +339,6 @@ def new_scratch_edits(hit, buffers: Sequence[tuple[str, str]], also: tuple[TextE
     fdef = kernel.function_def
     if fdef is None or launch.api.name == api.CORE_MAP or "grid_spec" in launch.options:
         return None
-    from .contexts import Mode
-    from .evaluate import FuncVal
-
     if launch.api.name == api.PL_KERNEL and hit.context.mode == Mode.MOSAIC_GPU:
         # Mosaic GPU lowers pl.kernel as an mpmd_map, which takes no scratch operands
         # ("Scratch operands are not supported by the Mosaic GPU mpmd_map lowering"; plgpu.kernel does).

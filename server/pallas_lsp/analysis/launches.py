@@ -8,13 +8,17 @@ import ast
 from . import api, classes, skips
 from .contexts import Context, ContextSet, Evidence, Mode
 from .evaluate import (
-    CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Order, ParamVal, PartialVal, TupleVal, Value,
+    CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Invocation, Order, ParamVal, PartialVal, TupleVal, Value,
 )
 from .incremental import Deps
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
 from .hosts import find_cpu_pins, host_test
-from .transforms import TransformFinder, is_built_launch, through_wrappers
+from .applications import (applied_at, applies, enclosing_function as _enclosing_function, is_built_launch,
+                           through_wrappers)
+# (What the rules import from here; they live in .applications, which .transforms shares.)
+from .applications import kernel_operand_params, scratch_count  # noqa: F401
+from .transforms import TransformFinder
 
 _LAUNCH_LAST_NAMES = {"pallas_call", "kernel", "core_map"}
 _MAX_CALLER_DEPTH = 6
@@ -55,138 +59,6 @@ class Launch:
     @property
     def line(self) -> int:
         return self.anchor.line
-
-
-def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True, handed_on: bool = False) -> list[CallSite]:
-    """Where a built launch is applied to its operands: ``pl.pallas_call(...)(x)`` (``chained``)
-    and ``built(x)`` for each name it is bound to; with ``handed_on``, also where a function
-    that returns it or is passed it applies it (``k = make(); k(x)``, ``run(k, x)``)."""
-    out = [cs for cs in launch.site.scope.calls if cs.node.func is launch.site.node] \
-        if chained and launch.decorator is None else []
-    for name in launch.bound_names:
-        for cs in ev.calls_named(name):
-            if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and _applies(ev, cs, launch):
-                out.append(cs)
-    if handed_on:
-        known = {id(cs) for cs in out}
-        out += [cs for cs in _applied_where_handed_on(ev, launch) if id(cs) not in known]
-    return out
-
-
-_MAX_HANDED_ON = 3  # returns and parameters followed from a built launch to where it is applied
-
-
-def _applied_where_handed_on(ev: Evaluator, launch: Launch) -> list[CallSite]:
-    """The calls of a built launch made through the functions that return it and the
-    parameters it is passed in: the names that may hold it are gathered first, then each
-    call of such a name whose callee surely is the launch is kept."""
-    names = set(launch.bound_names)
-    out: list[CallSite] = []
-    returning = [fn] if (fn := _enclosing_function(launch.site.scope)) is not None \
-        and any(_denotes(ev, ev.value(r, fn), launch) for r in fn.returns) else []
-    seen: set[int] = set()
-    for _ in range(_MAX_HANDED_ON):
-        later = []
-        for fn in returning:
-            if id(fn) in seen:
-                continue
-            seen.add(id(fn))
-            for inv in ev.callers_of(fn):
-                site = inv.site
-                if inv.how == "passed":
-                    continue
-                if site.use == "assign":
-                    names.update(site.targets)
-                out += [cs for cs in site.scope.calls if cs.node.func is site.node]  # make()(x)
-                for cs in site.scope.calls:  # run(make(), x)
-                    names.update(_params_given(ev, cs, lambda a: a is site.node))
-                outer = _enclosing_function(site.scope)
-                if outer is not None and site.node in outer.returns:
-                    later.append(outer)
-        returning = later
-    for _ in range(_MAX_HANDED_ON):  # passed to a function that calls it: its parameter holds it
-        grew = False
-        for name in list(names):
-            for cs in ev.calls_named(name):
-                if name not in cs.arg_names:
-                    continue
-                for param in _params_given(ev, cs, lambda a: isinstance(a, ast.Name) and a.id == name):
-                    if param not in names:
-                        names.add(param)
-                        grew = True
-        if not grew:
-            break
-    for name in names:
-        for cs in ev.calls_named(name):
-            if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name \
-                    and _denotes(ev, ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch):
-                out.append(cs)
-    return out
-
-
-def _params_given(ev: Evaluator, cs: CallSite, is_it) -> list[str]:
-    """The parameters of the local function ``cs`` calls that receive an argument ``is_it``
-    accepts (the name or the call that holds the launch)."""
-    if not any(is_it(a) for a in cs.all_args):
-        return []
-    fn = ev.function_of(ev.value(cs.node.func, cs.scope, ev.order_of(cs)))
-    if fn is None:
-        return []
-    positional = [p[0] for p in fn.params if p[2] in ("posonly", "normal")]
-    out = [positional[i] for i, a in enumerate(cs.node.args)
-           if is_it(a) and i < len(positional) and not any(isinstance(b, ast.Starred) for b in cs.node.args[:i])]
-    return out + [k.arg for k in cs.node.keywords if k.arg and is_it(k.value)]
-
-
-def _denotes(ev: Evaluator, v: Value, launch: Launch, depth: int = 0) -> bool:
-    """``v`` surely is the built launch: the launch itself, what a function returning it
-    returns, or a parameter every caller fills with it."""
-    v = through_wrappers(ev, v)
-    if is_built_launch(v, launch):
-        return True
-    if depth >= _MAX_HANDED_ON:
-        return False
-    if isinstance(v, CallVal):
-        fn = ev.function_of(v.func)
-        return fn is not None and bool(fn.returns) and \
-            all(_denotes(ev, ev.value(r, fn), launch, depth + 1) for r in fn.returns)
-    if isinstance(v, ParamVal):
-        bound = [ev.bind_param(inv, v.name) for inv in ev.callers_of(v.scope) if inv.how != "passed"]
-        return bool(bound) and all(b is not None and b.node is not None and b.scope is not None and
-                                   _denotes(ev, ev.value(b.node, b.scope, b.order), launch, depth + 1)
-                                   for b in bound)
-    return False
-
-
-def kernel_operand_params(launch: Launch) -> list[str] | None:
-    """The kernel's parameters the launch fills by position, in order (those a
-    ``functools.partial`` binds by keyword left out); None for a partial that binds some
-    positionally, whose mapping is not followed."""
-    kernel = launch.kernel
-    if kernel is None:
-        return None
-    names = [p[0] for p in kernel.params if p[2] in ("posonly", "normal")]
-    kv = launch.kernel_value
-    if isinstance(kv, PartialVal):
-        if kv.site.positional[1:] or kv.site.has_star:
-            return None
-        names = [n for n in names if n not in kv.site.keywords]
-    return names
-
-
-def scratch_count(ev: Evaluator, launch: Launch) -> int | None:
-    """How many scratch buffers the launch gives its kernel (``scratch_shapes=`` /
-    ``scratch_types=``, a literal list): 0 with none, None where the list cannot be counted."""
-    opt = launch.options.get("scratch_shapes") or launch.options.get("scratch_types")
-    if opt is None:
-        return 0
-    v = ev.value(*opt)
-    return len(v.items) if isinstance(v, TupleVal) else None
-
-
-def _applies(ev: Evaluator, cs: CallSite, launch: Launch) -> bool:
-    """The call's callee surely is this built launch (another function of the same name is not)."""
-    return is_built_launch(ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch)
 
 
 class LaunchFinder:
@@ -283,8 +155,6 @@ class LaunchFinder:
         if param == "*":
             pos = cs.positional
             return pos[0] if pos else None
-        from .evaluate import Invocation
-
         b = self.ev.bind_param(Invocation(cs, fn, "direct"), param)
         return b.node if b is not None and not b.default else None
 
@@ -1011,7 +881,7 @@ class ContextResolver:
         return applied_at(self.ev, launch, chained=False, handed_on=True)
 
     def _applies(self, cs: CallSite, launch: Launch) -> bool:
-        return _applies(self.ev, cs, launch)
+        return applies(self.ev, cs, launch)
 
     def _escaping_calls(self, launch: Launch, covering: list[Setter], uncovered: list[CallSite]):
         """A call that reads the mode outside every setter while another call of the same
@@ -1481,12 +1351,3 @@ def _yields_inside(w) -> bool:
     """A `with` whose body yields (a generator's: a ``contextlib.contextmanager`` that enters
     the force_ block around its caller's `with` body)."""
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for st in w.node.body for n in ast.walk(st))
-
-
-def _enclosing_function(scope: Scope | None) -> Scope | None:
-    while scope is not None and scope.kind not in ("function", "lambda"):
-        if scope.kind == "module":
-            return None
-        scope = scope.parent
-    return scope
-

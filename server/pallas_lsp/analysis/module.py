@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Callable, Iterator
 
-from .blocks import (MAX_BRACKET_DEPTH, Block, SplitMemo, bracket_depth, may_nest_too_deeply, line_starts, logical_lines,
-                     split_and_count, split_loose)
+from .blocks import (MAX_BRACKET_DEPTH, Block, SplitMemo, bracket_depth, may_nest_too_deeply, line_starts,
+                     logical_lines, split_and_count, split_loose)
 from .scopes import Binding, CallSite, Scope, index_module
 from .suppression import may_hold_suppression
 

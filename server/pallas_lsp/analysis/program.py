@@ -22,7 +22,8 @@ from pathlib import Path
 from collections import deque
 from typing import Callable, Iterable, Iterator, Protocol
 
-from ..files import MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, describe_os_error, folder_problem
+from ..files import (MAX_SOURCE_BYTES, FileReadError, SourceDecodeError, describe_os_error, folder_problem,
+                     guard_jedi_reads)
 from .caches import AnalysisCaches, read_source_uncached
 from .evaluate import Evaluator
 from .import_scan import ImportFact, scan_imports
@@ -406,8 +407,6 @@ class Program:
     def _jedi_project(self):
         if self._project is None:
             import jedi
-
-            from ..files import guard_jedi_reads
 
             guard_jedi_reads()  # jedi's own reads: regular files of bounded size only, never blocking
             self._project = jedi.Project(str(self.root) if self.root else os.getcwd(),

@@ -23,6 +23,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
+from . import api
 from .contexts import Context, Mode
 from .evaluate import _NO as NOT_KNOWN
 from .evaluate import CallVal, Const, Decorated, Evaluator, Ext, Frames, Order, PartialVal, Value
@@ -154,8 +155,6 @@ class Hit:
         """The ``InterpretGPUParams(...)`` / ``InterpretParams(...)`` call this context's
         interpret params come from (inside a ``force_*_interpret_mode(...)`` call too), or None
         (default params, or built where the analysis cannot see)."""
-        from . import api
-
         site = self.context.params_site
         if not isinstance(site, CallSite):
             return None

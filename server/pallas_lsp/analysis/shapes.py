@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from .applications import applied_at, kernel_operand_params, scratch_count
 from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal, Value
 from .scopes import CallSite, Scope
 
@@ -251,8 +252,6 @@ def kernel_ref_shapes(ev: Evaluator, launch) -> dict[str, Shape]:
     shape or no BlockSpecs, its whole array; a ``plgpu.kernel`` / ``pl.kernel`` operand is its
     whole array. Launches with a grid spec, or a kernel given through ``functools.partial``
     positionally, are not mapped."""
-    from .launches import applied_at, kernel_operand_params, scratch_count
-
     params = kernel_operand_params(launch) if len(launch.kernels) == 1 else None
     if params is None:
         return {}

@@ -22,6 +22,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable
 
+from .applications import applied_at, is_built_launch, through_wrappers
 from .evaluate import CallVal, Decorated, Evaluator, Ext, FuncVal, PartialVal, TupleVal, Value
 from .module import ModuleIndex, Span
 from .scopes import CallSite, DecoratorSite, Scope
@@ -343,8 +344,6 @@ class TransformFinder:
         """The launch is applied where it is built (``pl.pallas_call(...)(x)``), or through
         the names it is bound to (``k = plgpu.kernel(...)``, a decorated def), to
         ``stop_gradient`` values only, or to nothing the transformation differentiates."""
-        from .launches import applied_at  # (launches imports this module)
-
         for cs in launch.scope.calls:
             if cs.node.func is launch.site.node:
                 return _all_stopped(self.ev, cs) or untouched(cs)
@@ -397,24 +396,6 @@ def _tangent_names(ev: Evaluator, t: Transform, fn: Scope) -> set[str] | None:
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
-
-
-def is_built_launch(v: Value, launch: "Launch") -> bool:
-    """``v`` is the launch itself: its ``pl.pallas_call(...)`` value or its decorated def."""
-    return (isinstance(v, CallVal) and v.site is launch.site) or \
-        (isinstance(v, Decorated) and launch.decorator is not None and v.site is launch.decorator)
-
-
-def through_wrappers(ev: Evaluator, v: Value) -> Value:
-    """``jax.jit(launch)`` / ``functools.partial(launch, ...)`` -> the launch."""
-    for _ in range(4):
-        if isinstance(v, PartialVal):
-            v = v.func
-        elif isinstance(v, CallVal) and ev.called_api(v) == "jax.jit" and v.site.positional:
-            v = ev.value(v.site.positional[0], v.site.scope, v.order)
-        else:
-            break
-    return v
 
 
 def _names(ev: Evaluator, v: Value) -> set[str]:
