@@ -61,3 +61,21 @@ def _cache_outside_the_checkout(tmp_path_factory):
         else:
             os.environ[k] = v
 
+
+
+@pytest.fixture
+def fresh_engine():
+    """An engine of the built-in rules with caches of its own (block parses, splits, file
+    texts): nothing another test analysed is seen through it."""
+    from pallas_lsp.rules import default_engine
+
+    return default_engine()
+
+
+@pytest.fixture
+def fresh_incremental_engine():
+    """:func:`fresh_engine` that keeps each document's launch results for its next edit (the
+    language server's kind)."""
+    from pallas_lsp.rules import default_engine
+
+    return default_engine(incremental=True)
