@@ -14,13 +14,21 @@ from typing import Sequence
 from .analysis.findings import Finding
 from .config import Config
 
-_WORKER = None
-_WITH_FIXES = False  # (set per worker process by _init: ``check --fix`` wants the fixes built)
+class _WorkerProcess:
+    """What one worker process checks with: its checker (engine, program and their caches) and
+    whether fixes are built. A pool's initializer cannot hand state to the tasks it runs except
+    through the process itself, so the one instance below is the process's; the parent never
+    sets it, and each worker sets it once (:func:`_init`)."""
+
+    checker = None
+    with_fixes = False  # (``check --fix`` wants the fixes built)
+
+
+_PROCESS = _WorkerProcess()
 
 
 def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: bool = False,
           facts: dict | None = None, record: bool = False, prune: bool = True) -> None:
-    global _WORKER, _WITH_FIXES
     from .checker import Checker
     from .rules import default_engine
 
@@ -34,22 +42,23 @@ def _init(base: Config, use_file_config: bool, root: str | None, with_fixes: boo
         if facts:  # (the parent scanned every file already: no worker scans them again)
             checker.program.seed_facts(facts)  # type: ignore[attr-defined]
     checker.record = record
-    _WORKER, _WITH_FIXES = checker, with_fixes
+    _PROCESS.checker, _PROCESS.with_fixes = checker, with_fixes
 
 
 def _check(paths: list[str]) -> list[tuple[str, list[Finding], dict | None]]:
     """Each file's findings, and what they depend on with its values (for the parent's cache;
     None when the file was not analysed in the workspace)."""
-    assert _WORKER is not None
+    worker, with_fixes = _PROCESS.checker, _PROCESS.with_fixes
+    assert worker is not None
     out = []
     for p in paths:
-        _WORKER.recorded = {}
-        findings = _WORKER.check_file(Path(p))
-        recorded = _WORKER.recorded.get(os.path.abspath(p))
+        worker.recorded = {}
+        findings = worker.check_file(Path(p))
+        recorded = worker.recorded.get(os.path.abspath(p))
         # Contexts hold references into syntax trees: keep findings plain for pickling.
         # (Fix builders hold the analysis: only built fixes cross, and only for `check --fix`.)
         # (A notebook finding's cells are plain data and cross too.)
-        out.append((p, [replace(f.detached(with_fixes=_WITH_FIXES), contexts=(), extra=_plain_extra(f.extra))
+        out.append((p, [replace(f.detached(with_fixes=with_fixes), contexts=(), extra=_plain_extra(f.extra))
                         for f in findings], recorded))
     return out
 
