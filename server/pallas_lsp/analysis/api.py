@@ -109,6 +109,8 @@ NOT_GPU_SEMAPHORE_TYPES = {
 }
 
 
+# (A pure function of a string over constant tables: its memo is the same for every engine, so
+# it may stay process-wide; it is bounded.)
 @lru_cache(maxsize=65536)
 def canonical(name: str) -> str:
     """The public spelling of a qualified name."""
