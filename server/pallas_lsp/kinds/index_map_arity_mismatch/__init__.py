@@ -1,0 +1,1 @@
+"""PAL620: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,31 @@
+# pallas-lsp example: invalid
+# note: A named index map written for a 1-D grid, used under a 2-D grid (two int32 indices).
+# raises: TypeError: .*takes 1 positional argument but 2 were given
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 3.0
+
+
+def row_tile(i):  # error
+    return (i, 0)
+
+
+def main():
+    x = jnp.ones((16, 256), jnp.float32)
+    out = pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(2, 2),
+        in_specs=[pl.BlockSpec((8, 128), row_tile)],
+        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)),
+        interpret=True,
+    )(x)
+    print(out[0, :2])
+
+
+if __name__ == "__main__":
+    main()
