@@ -1,0 +1,294 @@
+"""What a launch hands its kernel, counted where the code spells it out.
+
+JAX calls a Pallas kernel with one argument per operand as the launch is applied to it (a
+tuple operand arrives as one tuple of Refs: measured under jax 0.12.0.1), the scalar-prefetch
+operands of a grid spec being the first operands; then one per entry of ``out_shape`` /
+``out_type`` when it is a tuple or list (one for anything else); then one per ``scratch_shapes``
+/ ``scratch_types`` entry (also inside a grid spec). Every count here is surely so, or None: a
+``*args`` the analysis cannot spread, an ``out_shape`` built where it cannot see, or a scratch
+list it cannot read leaves the whole count unknown, and rules built on it stay quiet.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from . import api
+from .applications import applied_at, kernel_operand_params
+from .evaluate import CallVal, Evaluator, Ext, Order, PartialVal, TupleVal, Value
+from .scopes import CallSite, Scope
+from .shapes import array_shape
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .launches import Launch
+
+_MAX_NEST = 4
+# jnp functions whose result is a list or tuple of arrays, not one array.
+_JNP_SEQUENCES = {f"jax.numpy.{n}" for n in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+                                              "unstack", "nonzero", "where", "unravel_index", "broadcast_arrays",
+                                              "histogram", "linalg.eigh", "linalg.svd", "linalg.qr", "unique",
+                                              "indices", "divmod", "frexp", "modf")}
+_ARRAY_MAKERS = {"jax.ShapeDtypeStruct", "jax.device_put"}
+
+
+@dataclass(frozen=True)
+class RefCounts:
+    """The Refs one launch passes its kernel, by kind."""
+
+    operands: int  # operands as passed (scalar-prefetch operands included)
+    outputs: int
+    scratch: int
+    scalar_prefetch: int = 0  # how many of the operands are scalar-prefetch operands
+
+    @property
+    def total(self) -> int:
+        return self.operands + self.outputs + self.scratch
+
+    def words(self) -> str:
+        """``3 (2 inputs, 1 output)``: the count and what it is made of."""
+        parts = []
+        if self.scalar_prefetch:
+            parts.append(_plural(self.scalar_prefetch, "scalar-prefetch operand"))
+        parts.append(_plural(self.operands - self.scalar_prefetch, "input"))
+        parts.append(_plural(self.outputs, "output"))
+        if self.scratch:
+            parts.append(_plural(self.scratch, "scratch buffer"))
+        return f"{self.total} ({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class KernelArity:
+    """How many positional Refs the kernel accepts: ``low`` to ``high`` (None: any number more)."""
+
+    low: int
+    high: int | None
+    params: tuple[str, ...]
+
+    def accepts(self, n: int) -> bool:
+        return self.low <= n and (self.high is None or n <= self.high)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def kernel_arity(launch: Launch) -> KernelArity | None:
+    """The kernel's positional parameters (a ``functools.partial``'s keywords taken out), or None
+    when the kernel is not one known function, or takes keyword-only parameters it must be given
+    (a dict of scratch shapes fills those: not followed)."""
+    if len(launch.kernels) != 1 or launch.kernel is None:
+        return None
+    names = kernel_operand_params(launch)
+    if names is None:
+        return None
+    kernel = launch.kernel
+    by_name = {p[0]: p for p in kernel.params}
+    if any(p[2] == "kwonly" and p[1] is None and p[0] not in _partial_keywords(launch) for p in kernel.params):
+        return None
+    required = sum(1 for n in names if by_name[n][1] is None)
+    star = any(p[2] == "star" for p in kernel.params)
+    return KernelArity(required, None if star else len(names), tuple(names))
+
+
+def _partial_keywords(launch: Launch) -> set[str]:
+    kv = launch.kernel_value
+    return set(kv.site.keywords) if isinstance(kv, PartialVal) else set()
+
+
+def ref_counts(ev: Evaluator, launch: Launch) -> RefCounts | None:
+    """The Refs the launch passes its kernel, where every part is known (None otherwise)."""
+    if launch.api.name not in (api.PALLAS_CALL, api.PL_KERNEL, api.PLGPU_KERNEL):
+        return None
+    outputs = output_leaves(ev, launch)
+    if outputs is None:
+        return None
+    scratch = scratch_leaves(ev, launch)
+    if scratch is None:
+        return None
+    operands = operand_leaves(ev, launch)
+    if operands is None:
+        return None
+    return RefCounts(operands, outputs, scratch, scalar_prefetch_count(ev, launch) or 0)
+
+
+def grid_spec_call(ev: Evaluator, launch: Launch) -> CallVal | None:
+    """The ``pl.GridSpec(...)`` / ``pltpu.PrefetchScalarGridSpec(...)`` the launch is given."""
+    opt = launch.options.get("grid_spec")
+    if opt is None:
+        return None
+    v = ev.value(*opt)
+    if isinstance(v, CallVal) and ev.called_api(v) in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
+        return v
+    return None
+
+
+def spec_keyword(ev: Evaluator, spec: CallVal, keyword: str) -> tuple[ast.expr, Scope, Order] | None:
+    """A keyword argument of a grid spec call, as (node, scope, order)."""
+    node = ev.kwarg(spec.site, keyword)
+    return (node, spec.site.scope, ev.order_of(spec.site)) if node is not None else None
+
+
+def scalar_prefetch_count(ev: Evaluator, launch: Launch) -> int | None:
+    """``num_scalar_prefetch`` of the launch's grid spec (0 without one; None when unknown)."""
+    if "grid_spec" not in launch.options:
+        return 0
+    spec = grid_spec_call(ev, launch)
+    if spec is None:
+        return None
+    got = spec_keyword(ev, spec, "num_scalar_prefetch")
+    if got is None:
+        return 0 if ev.called_api(spec) == api.GRID_SPEC else (None if ev.posarg(spec.site, 0) is not None else 0)
+    n = ev.const(*got)
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def output_leaves(ev: Evaluator, launch: Launch) -> int | None:
+    """How many output arguments ``out_shape`` / ``out_type`` gives the kernel: one per entry of
+    a literal tuple or list, one for a single ShapeDtypeStruct or array."""
+    opt = launch.options.get("out_shape") or launch.options.get("out_type")
+    if opt is None:
+        return None
+    v = ev.value(*opt)
+    if not _is_out_tree(ev, *opt) or _mutated(*opt):
+        return None  # (an out_shape entry that is no array fails before the kernel is traced)
+    return len(v.items) if isinstance(v, TupleVal) else 1
+
+
+def _is_out_tree(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: int = 0) -> bool:
+    """``node`` is a ShapeDtypeStruct or array, or a literal tuple or list of them."""
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        return depth < _MAX_NEST and all(_is_out_tree(ev, *item, depth=depth + 1) for item in v.items)
+    return is_array(ev, node, scope, order, v)
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "__setitem__"})
+
+
+def _mutated(node: ast.expr, scope: Scope, order: Order = None) -> bool:
+    """A list held by name ``node`` may change after it is built (``specs.append(...)``,
+    ``specs += [...]``, ``specs[0] = ...``): its literal is then not what the launch gets."""
+    if not isinstance(node, ast.Name):
+        return False
+    fn = scope
+    while fn.kind not in ("function", "lambda", "module") and fn.parent is not None:
+        fn = fn.parent
+    for s in fn.walk():
+        for cs in s.calls:
+            func = cs.node.func
+            if isinstance(func, ast.Attribute) and func.attr in _MUTATORS and \
+                    isinstance(func.value, ast.Name) and func.value.id == node.id:
+                return True
+    if fn.kind == "module" or fn.node is None:
+        return False  # (module level: method calls above are what is written)
+    for n in ast.walk(fn.node):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == node.id:
+            return True
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == node.id
+                   for t in targets):
+                return True
+    return False
+
+
+def is_array(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, value: Value | None = None) -> bool:
+    """``node`` surely is one array (or ShapeDtypeStruct): a pytree leaf."""
+    v = value if value is not None else ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        return False
+    if array_shape(ev, node, scope, order) is not None:
+        return True
+    if isinstance(v, CallVal):
+        called = ev.called_api(v) or ""
+        return called in _ARRAY_MAKERS or (called.startswith("jax.numpy.") and called not in _JNP_SEQUENCES
+                                           and called.count(".") == 2)
+    return False
+
+
+def scratch_leaves(ev: Evaluator, launch: Launch) -> int | None:
+    """How many scratch Refs the launch gives its kernel: each entry of a literal list or tuple
+    that is a memory-space allocation (``pltpu.VMEM(...)``, a semaphore type...); 0 with none."""
+    opt = launch.options.get(launch.api.scratch_keyword)
+    spec = grid_spec_call(ev, launch)
+    if "grid_spec" in launch.options and spec is None:
+        return None  # (the grid spec may hold scratch the analysis cannot see)
+    in_spec = spec_keyword(ev, spec, "scratch_shapes") if spec is not None else None
+    if opt is not None and in_spec is not None:
+        return None  # (JAX rejects the pair before it traces the kernel)
+    opt = opt or in_spec
+    if opt is None:
+        return 0
+    v = ev.value(*opt)
+    if not isinstance(v, TupleVal) or _mutated(*opt):
+        return None
+    for item in v.items:
+        if not is_allocation(ev, ev.value(*item)):
+            return None
+    return len(v.items)
+
+
+def is_allocation(ev: Evaluator, v: Value) -> bool:
+    """A scratch entry that gives the kernel exactly one Ref: a Pallas memory-space or semaphore
+    allocation."""
+    name = ev.called_api(v) if isinstance(v, CallVal) else ev.ext_name(v) if isinstance(v, Ext) else None
+    return name is not None and name.startswith(api.PL + ".")
+
+
+def applications(ev: Evaluator, launch: Launch) -> list[CallSite]:
+    """Where the built launch is applied to its operands: its own calls, and
+    ``jax.jit(launch)(...)`` / ``.trace(...)`` / ``.lower(...)`` of a decorated launch."""
+    out = list(applied_at(ev, launch))
+    if launch.decorator is not None and launch.kernel is not None:
+        for inv in ev.callers_of(launch.kernel):
+            if inv.how == "passed":
+                out += _jit_applications(ev, inv.site)
+    return out
+
+
+def _jit_applications(ev: Evaluator, site: CallSite) -> list[CallSite]:
+    if ev.called_api(ev.value(site.node, site.scope, ev.order_of(site))) != api.JIT:
+        return []
+    out = []
+    for cs in site.scope.calls:
+        func = cs.node.func
+        if func is site.node or (isinstance(func, ast.Attribute) and func.value is site.node
+                                 and func.attr in ("trace", "lower")):
+            out.append(cs)
+    return out
+
+
+def operand_leaves(ev: Evaluator, launch: Launch) -> int | None:
+    """How many operands every application of the launch passes (a pytree operand is one); None
+    when there is no application, a ``*args`` cannot be spread, or they disagree."""
+    counts = set()
+    sites = applications(ev, launch)
+    if not sites:
+        return None
+    for cs in sites:
+        if cs.node.keywords:
+            return None
+        args = _flat_args(ev, cs)
+        if args is None:
+            return None
+        counts.add(len(args))
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order]] | None:
+    order = ev.order_of(cs)
+    out: list[tuple[ast.expr, Scope, Order]] = []
+    for a in cs.node.args:
+        if isinstance(a, ast.Starred):
+            v = ev.value(a.value, cs.scope, order)
+            if not isinstance(v, TupleVal) or _mutated(a.value, cs.scope):
+                return None
+            out.extend(v.items)
+        else:
+            out.append((a, cs.scope, order))
+    return out
+
+
+__all__ = ["KernelArity", "RefCounts", "applications", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
+           "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]

@@ -1,0 +1,1 @@
+"""PAL601: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,183 @@
+"""The launch-signature kinds (PAL601-): what a launch hands its kernel, counted only where the
+code spells it out (analysis/launch_signature.py). Each case below was run under jax 0.12.0.1
+(CPU); the clean twins run or trace clean. Shapes differ from the examples and the corpus on
+purpose: a grid spec holding the scratch, a ``*IN`` spread into ``.trace``, a partial kernel,
+``plgpu.kernel`` with scratch types."""
+from pallas_lsp.rules import analyse
+
+HEADER = """import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+"""
+
+
+def found(text: str, code: str) -> list[tuple[int, str]]:
+    return [(f.span.line, f.message) for f in analyse(HEADER + text, "/tmp/signature.py").findings if f.code == code]
+
+
+def line_of(text: str, needle: str) -> int:
+    return (HEADER + text).splitlines().index(needle) + 1
+
+
+PREFETCH_WITH_SCRATCH = """
+
+def k(ids_ref, x_ref, o_ref{extra}):
+    o_ref[...] = x_ref[...]
+
+
+def f(ids, x):
+    gs = pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(2,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, ids: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, ids: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)])
+    return pl.pallas_call(k, out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32), grid_spec=gs)(ids, x)
+
+
+IN = [jax.ShapeDtypeStruct((2,), jnp.int32), jax.ShapeDtypeStruct((16, 128), jnp.float32)]
+jax.jit(f).trace(*IN)
+"""
+
+
+def test_scratch_inside_a_prefetch_grid_spec_counts_after_the_outputs():
+    # JAX: k() takes 3 positional arguments but 4 were given
+    text = PREFETCH_WITH_SCRATCH.format(extra="")
+    got = found(text, "PAL601")
+    assert [line for line, _ in got] == [line_of(text, "def k(ids_ref, x_ref, o_ref):")]
+    assert "takes 3 refs" in got[0][1] and "passes 4 (1 scalar-prefetch operand, 1 input, 1 output, " \
+                                           "1 scratch buffer)" in got[0][1]
+
+
+def test_scratch_inside_a_prefetch_grid_spec_taken_is_quiet():
+    assert found(PREFETCH_WITH_SCRATCH.format(extra=", acc_ref"), "PAL601") == []
+
+
+PLGPU_SCRATCH = """
+
+def body(x_ref, o_ref{extra}):
+    o_ref[...] = x_ref[...]
+
+
+def f(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32),
+                        scratch_types=[plgpu.SMEM((128,), jnp.float32)])(x)
+
+
+jax.jit(f).trace(jax.ShapeDtypeStruct((128,), jnp.float32))
+"""
+
+
+def test_plgpu_kernel_scratch_types_count():
+    # JAX: body() takes 2 positional arguments but 3 were given
+    got = found(PLGPU_SCRATCH.format(extra=""), "PAL601")
+    assert len(got) == 1 and "passes 3 (1 input, 1 output, 1 scratch buffer)" in got[0][1]
+    assert found(PLGPU_SCRATCH.format(extra=", smem_ref"), "PAL601") == []
+
+
+PARTIAL_KERNEL = """
+
+def scale_kernel(x_ref, o_ref{extra}, *, factor):
+    o_ref[...] = x_ref[...] * factor
+
+
+def scale(x):
+    kernel = functools.partial(scale_kernel, factor=2.0)
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+scale(jnp.ones((8, 128), jnp.float32))
+"""
+
+
+def test_partial_keywords_are_not_refs():
+    assert found(PARTIAL_KERNEL.format(extra=""), "PAL601") == []
+    got = found(PARTIAL_KERNEL.format(extra=", w_ref"), "PAL601")  # missing 1 required positional argument: 'w_ref'
+    assert len(got) == 1 and "takes 3 refs" in got[0][1]
+
+
+def test_unknown_counts_stay_quiet():
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(xs, out_shape, scratch):
+    a = pl.pallas_call(kernel, out_shape=out_shape, interpret=True)(jnp.ones((8, 128)))  # out_shape unknown
+    b = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), interpret=True)(*xs)  # unknown spread
+    c = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), scratch_shapes=scratch,
+                       interpret=True)(jnp.ones((8, 128)))  # scratch unknown
+    return a, b, c
+
+
+def star_kernel(*refs):
+    refs[-1][...] = refs[0][...]
+
+
+def run_star(x, y):
+    return pl.pallas_call(star_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          interpret=True)(jnp.ones((8, 128)), jnp.ones((8, 128)))
+"""
+    assert found(text, "PAL601") == []
+
+
+def test_a_pytree_operand_is_one_argument():
+    # Measured: the kernel gets a tuple operand as one tuple of Refs, so three parameters are one
+    # too many (kernel() missing 1 required positional argument: 'o_ref'); two are right.
+    text = """
+
+def kernel(pair{extra}, o_ref):
+    o_ref[...] = pair[0][...] + pair[1][...]
+
+
+def add(pair):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), interpret=True)(pair)
+
+
+add((jnp.ones((8, 128)), jnp.ones((8, 128))))
+"""
+    got = found(text.format(extra=", b_ref"), "PAL601")
+    assert len(got) == 1 and "passes 2 (1 input, 1 output)" in got[0][1]
+    assert found(text.format(extra=""), "PAL601") == []
+
+
+def test_a_scratch_list_appended_to_later_is_not_counted():
+    # jax's tests/pallas/mosaic_gpu_test.py builds scratch_types and appends one more entry.
+    text = """
+
+def body(x_ref, o_ref, a_ref, b_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x, extra):
+    scratch = [plgpu.SMEM((128,), jnp.float32)]
+    if extra:
+        scratch.append(plgpu.SMEM((128,), jnp.float32))
+    else:
+        scratch.append(None)
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32), scratch_types=scratch)(x)
+
+
+jax.jit(run, static_argnums=1).trace(jax.ShapeDtypeStruct((128,), jnp.float32), True)
+"""
+    assert found(text, "PAL601") == []
+
+
+def test_an_out_shape_of_shape_and_dtype_is_another_error():
+    # out_shape=(x.shape, x.dtype) fails first with "Invalid out_shape type": not an arity error.
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def copy(x):
+    return pl.pallas_call(kernel, out_shape=(x.shape, x.dtype), interpret=True)(x)
+
+
+copy(jnp.ones((8, 128), jnp.float32))
+"""
+    assert found(text, "PAL601") == []
