@@ -23,6 +23,8 @@ from .shapes import array_shape
 
 _BLOCK_SPEC = f"{api.PL}.BlockSpec"
 _STRUCT = "jax.ShapeDtypeStruct"
+# Constructors whose first argument (or ``shape=``) is the shape.
+_SHAPED = {_STRUCT} | {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full")}
 _MAX_FOLLOW = 4
 
 Where = tuple[ast.AST, Scope, Order]
@@ -160,7 +162,7 @@ def spec_tree(ev: Evaluator, where: Where, role: str, leaves: list[SpecEntry]) -
         children = {k: (vn, scope, order) for k, vn in zip(keys, node.values)}
         return Tree("dict", [spec_tree(ev, children[k], role, leaves) for k in sorted(children)],
                     tuple(sorted(children)))
-    v = ev.value(node, scope, order)
+    v = ev.returned(ev.value(node, scope, order))  # (a helper's spec: what it returns)
     if isinstance(v, TupleVal):
         with ev.within(v.frames):
             return Tree("seq", [spec_tree(ev, item, role, leaves) for item in v.items])
@@ -348,10 +350,31 @@ def _applied_operands(ev: Evaluator, launch) -> list[Where] | None:
     return got[0]
 
 
-def _array_rank(ev: Evaluator, where: Where) -> int | None:
+def _array_rank(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
+    """The rank of an operand or out_shape entry: from its whole shape where the code says it,
+    else from a shape tuple written with entries the analysis cannot fold
+    (``jax.ShapeDtypeStruct((x.shape[0],), ...)``) or ``.shape`` of an array of known rank."""
     node, scope, order = where
     shape = array_shape(ev, node, scope, order)  # type: ignore[arg-type]
-    return len(shape) if shape is not None else None
+    if shape is not None:
+        return len(shape)
+    if depth > _MAX_FOLLOW:
+        return None
+    node, scope, order = _written(ev, node, scope, order)
+    v = ev.value(node, scope, order)
+    if not isinstance(v, CallVal) or ev.called_api(v) not in _SHAPED:
+        return None
+    shape_node = ev.kwarg(v.site, "shape")
+    if shape_node is None and not v.site.has_star:
+        shape_node = ev.posarg(v.site, 0)
+    if shape_node is None:
+        return None
+    shape_node, sscope, sorder = _written(ev, shape_node, v.site.scope, v.order)
+    if isinstance(shape_node, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in shape_node.elts) else len(shape_node.elts)
+    if isinstance(shape_node, ast.Attribute) and shape_node.attr == "shape":
+        return _array_rank(ev, (shape_node.value, sscope, sorder), depth + 1)
+    return None
 
 
 def first_spec_defect(ev: Evaluator, launch) -> SpecDefect | None:
@@ -410,6 +433,8 @@ def first_spec_defect(ev: Evaluator, launch) -> SpecDefect | None:
 
 def _flat_where(ev: Evaluator, values: list[Where], tree: Tree) -> list[Where] | None:
     """The operands (or out_shape entries) in flattening order, where each is one leaf."""
+    if tree.kind == "leaf" and len(values) == 1:
+        return values  # (one ShapeDtypeStruct as out_shape)
     if tree.kind != "seq" or any(c.kind != "leaf" for c in tree.children):
         return None
     return values
@@ -418,7 +443,8 @@ def _flat_where(ev: Evaluator, values: list[Where], tree: Tree) -> list[Where] |
 def _spec_defect(ev: Evaluator, entry: SpecEntry, values: list[Where] | None, index_args: int | None,
                  specs: LaunchSpecs) -> SpecDefect | None:
     call = entry.call
-    origin = f"args[{entry.position}]" if entry.role == "in" else f"outputs[{entry.position}]"
+    origin = f"args[{entry.position}]" if entry.role == "in" else \
+        ("outputs" if values is not None and len(values) == 1 else f"outputs[{entry.position}]")
     spec_where: Where = entry.item if entry.made_in_helper else (call.site.node, call.site.scope, call.order)
     with ev.within(call.frames):
         if swapped_block_shape(ev, call):
