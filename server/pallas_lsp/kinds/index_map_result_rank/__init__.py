@@ -1,0 +1,1 @@
+"""PAL621: a kind with a Python rule (rule.py)."""
