@@ -1,0 +1,1 @@
+"""PAL622: a kind with a Python rule (rule.py)."""
