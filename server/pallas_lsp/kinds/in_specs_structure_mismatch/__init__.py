@@ -1,0 +1,1 @@
+"""PAL623: a kind with a Python rule (rule.py)."""
