@@ -1,0 +1,1 @@
+"""PAL624: a kind with a Python rule (rule.py)."""
