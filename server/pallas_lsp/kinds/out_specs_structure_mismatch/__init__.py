@@ -1,0 +1,1 @@
+"""PAL625: a kind with a Python rule (rule.py)."""
