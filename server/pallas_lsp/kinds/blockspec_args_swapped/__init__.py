@@ -1,0 +1,1 @@
+"""PAL627: a kind with a Python rule (rule.py)."""
