@@ -181,3 +181,39 @@ def copy(x):
 copy(jnp.ones((8, 128), jnp.float32))
 """
     assert found(text, "PAL601") == []
+
+
+ALIAS_TUPLE_OPERAND = """
+
+def kernel(pair, o_ref):
+    o_ref[...] = pair[0][...] + pair[1][...]
+
+
+def add(a, b):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          input_output_aliases={{{alias}: 0}}, interpret=True)((a, b))
+
+
+add(jnp.ones((8, 128)), jnp.ones((8, 128)))
+"""
+
+
+def test_alias_keys_count_flattened_operands():
+    # Measured: a tuple operand of two arrays is inputs 0 and 1 to the aliases; 2 is outside [0, 2).
+    got = found(ALIAS_TUPLE_OPERAND.format(alias=2), "PAL602")
+    assert len(got) == 1 and "has 2 operands" in got[0][1]
+    assert found(ALIAS_TUPLE_OPERAND.format(alias=1), "PAL602") == []
+
+
+def test_alias_quiet_when_an_operand_is_unknown():
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):  # (no caller: x may be a pytree of many arrays)
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          input_output_aliases={1: 0}, interpret=True)(x)
+"""
+    assert found(text, "PAL602") == []

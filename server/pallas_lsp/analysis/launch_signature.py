@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from . import api
 from .applications import applied_at, kernel_operand_params
-from .evaluate import CallVal, Evaluator, Ext, Order, PartialVal, TupleVal, Value
+from .evaluate import CallVal, Evaluator, Ext, Order, ParamVal, PartialVal, TupleVal, Value
 from .scopes import CallSite, Scope
 from .shapes import array_shape
 
@@ -193,13 +193,19 @@ def _mutated(node: ast.expr, scope: Scope, order: Order = None) -> bool:
     return False
 
 
-def is_array(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, value: Value | None = None) -> bool:
-    """``node`` surely is one array (or ShapeDtypeStruct): a pytree leaf."""
+def is_array(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, value: Value | None = None,
+             depth: int = 0) -> bool:
+    """``node`` surely is one array (or ShapeDtypeStruct): a pytree leaf. A parameter is one when
+    every caller passes one."""
     v = value if value is not None else ev.value(node, scope, order)
     if isinstance(v, TupleVal):
         return False
     if array_shape(ev, node, scope, order) is not None:
         return True
+    if isinstance(v, ParamVal) and depth < _MAX_NEST:
+        bound = [ev.bind_param(inv, v.name) for inv in ev.callers_of(v.scope) if inv.how != "passed"]
+        return bool(bound) and all(b is not None and b.node is not None and b.scope is not None and not b.default
+                                   and is_array(ev, b.node, b.scope, b.order, depth=depth + 1) for b in bound)
     if isinstance(v, CallVal):
         called = ev.called_api(v) or ""
         return called in _ARRAY_MAKERS or (called.startswith("jax.numpy.") and called not in _JNP_SEQUENCES
@@ -276,6 +282,38 @@ def operand_leaves(ev: Evaluator, launch: Launch) -> int | None:
     return counts.pop() if len(counts) == 1 else None
 
 
+def flat_operand_count(ev: Evaluator, launch: Launch) -> int | None:
+    """How many arrays the operands flatten into (what ``input_output_aliases`` keys index),
+    agreed by every application; None where an operand may be a pytree the code does not show."""
+    counts = set()
+    sites = applications(ev, launch)
+    for cs in sites:
+        args = _flat_args(ev, cs) if not cs.node.keywords else None
+        if args is None:
+            return None
+        leaves = [_leaf_count(ev, *a) for a in args]
+        if any(n is None for n in leaves):
+            return None
+        counts.add(sum(leaves))  # type: ignore[arg-type]
+    return counts.pop() if len(counts) == 1 else None
+
+
+def flat_output_count(ev: Evaluator, launch: Launch) -> int | None:
+    """How many arrays ``out_shape`` / ``out_type`` flattens into (what alias values index)."""
+    opt = launch.options.get("out_shape") or launch.options.get("out_type")
+    return _leaf_count(ev, *opt) if opt is not None and not _mutated(*opt) else None
+
+
+def _leaf_count(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: int = 0) -> int | None:
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        if depth >= _MAX_NEST or _mutated(node, scope):
+            return None
+        leaves = [_leaf_count(ev, *item, depth=depth + 1) for item in v.items]
+        return None if any(n is None for n in leaves) else sum(leaves)  # type: ignore[arg-type]
+    return 1 if is_array(ev, node, scope, order, v) else None
+
+
 def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order]] | None:
     order = ev.order_of(cs)
     out: list[tuple[ast.expr, Scope, Order]] = []
@@ -290,5 +328,5 @@ def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order
     return out
 
 
-__all__ = ["KernelArity", "RefCounts", "applications", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
+__all__ = ["KernelArity", "RefCounts", "applications", "flat_operand_count", "flat_output_count", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
            "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]

@@ -1,0 +1,1 @@
+"""PAL602: a kind with a Python rule (rule.py)."""
