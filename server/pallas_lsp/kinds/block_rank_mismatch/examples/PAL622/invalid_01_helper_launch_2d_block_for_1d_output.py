@@ -1,6 +1,6 @@
 # pallas-lsp example: invalid
 # note: The output is 1-D (a row sum) but its BlockSpec has a 2-D block; the launch is in a helper.
-# raises: ValueError: Block shape for outputs\[0\] .* must have the same number of dimensions
+# raises: ValueError: Block shape for outputs .* must have the same number of dimensions
 import functools
 
 import jax
