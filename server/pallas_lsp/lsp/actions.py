@@ -110,7 +110,7 @@ async def _debug_on_cpu_actions(session: Session, scheduler: Scheduler, a: Analy
         if not (rng.start.line <= line <= rng.end.line):
             continue
         for mode in fitting_modes(launch):
-            batch = Engine(session.engine.rules)
+            batch = Engine(session.engine.rules, caches=session.caches)
             text = a.text
             rewrite = await scheduler.worker.submit(lambda m=mode: debug_on_cpu(batch, text, path, launch.line, m))
             if rewrite.text is None:

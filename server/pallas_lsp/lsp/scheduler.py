@@ -206,7 +206,7 @@ class Scheduler:
         if todo:
             from ..analysis.engine import Engine
 
-            batch = Engine(self.session.engine.rules)  # keeps nothing between requests
+            batch = Engine(self.session.engine.rules, caches=self.session.caches)  # keeps nothing between requests
             text, path = a.text, uri_to_path(a.unit)
 
             def work() -> dict:

@@ -24,6 +24,7 @@ from .results import Analysed
 from .settings import Settings, parse_settings
 
 if TYPE_CHECKING:
+    from ..analysis.caches import AnalysisCaches
     from ..analysis.engine import Engine
     from ..records import RecordStore
 
@@ -47,16 +48,15 @@ class OpenTexts:
     map at every keystroke; iterating it from the worker raised "dictionary changed size during
     iteration" and the workspace-wide result was silently lost."""
 
-    def __init__(self) -> None:
+    def __init__(self, caches: "Callable[[], AnalysisCaches]") -> None:
         self.texts: dict[str, str] = {}  # absolute path -> text; rebound per job, never changed
+        self._caches = caches  # the session's caches (their disk texts are kept by stat)
 
     def read(self, path: str) -> str | None:
         text = self.texts.get(os.path.abspath(path))
         if text is not None:
             return text
-        from ..analysis.program import read_file
-
-        return read_file(path)
+        return self._caches().disk.read(path)
 
 
 @dataclass
@@ -116,7 +116,9 @@ class Session:
         self.init_options: Any = None
         self.root: Path | None = None
         self.program = None  # analysis.program.Program over the workspace, once the root is known
-        self.open_texts = OpenTexts()  # what the workspace worker reads for open documents
+        self._caches: AnalysisCaches | None = None  # made on first use (see caches)
+        self._caches_lock = threading.Lock()
+        self.open_texts = OpenTexts(lambda: self.caches)  # what the workspace worker reads for open documents
         self.told: set[str] = set()
         self._engine: Engine | None = None  # created by warm-up (or on first use)
         self._engine_key: tuple = ()  # the detection sections its rule set was built from
@@ -235,7 +237,7 @@ class Session:
             from ..analysis.program import Program
 
             self.program = Program(self.root, read=self.open_texts.read,
-                                   environment=self.settings.python_environment)
+                                   environment=self.settings.python_environment, caches=self.caches)
         return self.program if self.program.contains(path) else None
 
     def engine_pos(self, uri: str, pos: lsp.Position, a: Analysed) -> tuple[int, int] | None:
@@ -253,6 +255,18 @@ class Session:
 
     # --- the engine and the records ---------------------------------------------------------
     @property
+    def caches(self) -> "AnalysisCaches":
+        """Block parses and disk texts, owned here and shared by every engine and program the
+        session makes (an engine rebuilt for new records keeps the old one's parses). Made on
+        first use: importing the server loads no analysis module."""
+        with self._caches_lock:
+            if self._caches is None:
+                from ..analysis.caches import AnalysisCaches
+
+                self._caches = AnalysisCaches()
+            return self._caches
+
+    @property
     def engine(self) -> Engine:
         """The analysis engine; keystrokes reuse its unchanged launches."""
         with self._engine_lock:
@@ -262,7 +276,7 @@ class Session:
                 from ..rules.data import detection_key
 
                 records = builtin_records()[0]
-                self._engine = default_engine(incremental=True, records=records)
+                self._engine = default_engine(incremental=True, records=records, caches=self.caches)
                 self._engine_key = detection_key(records)
             return self._engine
 
@@ -278,7 +292,7 @@ class Session:
                 return engine
             from ..rules import default_engine
 
-            engine = default_engine(incremental=True, records=store.records)
+            engine = default_engine(incremental=True, records=store.records, caches=self.caches)
             self._engine, self._engine_key = engine, key
             return engine
 

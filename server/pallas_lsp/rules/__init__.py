@@ -20,6 +20,7 @@ from .base import ApiInContextRule, PythonRule
 from .examples import Example
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.caches import AnalysisCaches
     from ..analysis.engine import AnalysisResult, Engine
     from ..records import ErrorRecord
 
@@ -115,10 +116,13 @@ def default_rule_set(records: "Iterable[ErrorRecord] | None" = None) -> RuleSet:
     return RuleSet(rules)
 
 
-def default_engine(*, incremental: bool = False, records: "Iterable[ErrorRecord] | None" = None) -> "Engine":
+def default_engine(*, incremental: bool = False, records: "Iterable[ErrorRecord] | None" = None,
+                   caches: "AnalysisCaches | None" = None) -> "Engine":
+    """``caches``: the block parses and disk texts to keep (a session's, shared by every engine
+    and program it makes); None: the engine's own."""
     from ..analysis.engine import Engine
 
-    return Engine(default_rule_set(records), incremental=incremental)
+    return Engine(default_rule_set(records), incremental=incremental, caches=caches)
 
 
 _DEFAULT: "Engine | None" = None

@@ -66,7 +66,8 @@ async function until(what, fn, timeoutMs = 30_000, everyMs = 250) {
 // ---- the record the hover must explain -----------------------------------------------------
 
 function recordDocumentation(slug) {
-  const file = join(repo, "server", "pallas_lsp", "records", "data", `${slug}.json`);
+  // Each kind is a folder of its own: kinds/<slug with underscores>/record.json.
+  const file = join(repo, "server", "pallas_lsp", "kinds", slug.replaceAll("-", "_"), "record.json");
   const data = JSON.parse(readFileSync(file, "utf8"));
   const rec = data.record ?? data;
   return String(rec.documentation);
