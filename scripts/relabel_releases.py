@@ -284,7 +284,9 @@ def summary(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jax", required=True, help="release, e.g. 0.10.2")
+    parser.add_argument("--jax", help="release, e.g. 0.10.2")
+    parser.add_argument("--table", action="store_true",
+                        help="run nothing: print the results tables of every release label file")
     parser.add_argument("--corpus", action="append", choices=CORPUS_NAMES,
                         help="corpus to run (repeatable; default: every one present)")
     parser.add_argument("--python", help="interpreter with that release (default: its oracle env)")
@@ -297,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="run nothing: judge the observations already in the label files "
                              "again (after a change to how agreement is decided)")
     args = parser.parse_args(argv)
+    if args.table:
+        print(results_tables(args.out), end="")
+        return 0
+    if not args.jax:
+        parser.error("--jax is required (or --table)")
 
     os.nice(19)  # inherited by every case process
     jobs = max(1, min(args.jobs, MAX_JOBS))
@@ -340,6 +347,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jax-{args.jax}/{name}.json: {s['agree']} of {s['cases']} behave as labelled, "
               f"{s['reach_construct']} reach their construct; {s['by_category']} ({seconds:.0f}s)")
     return 0
+
+
+def release_key(folder: Path) -> tuple[int, ...]:
+    return tuple(int(part) for part in folder.name.removeprefix("jax-").split("."))
+
+
+def results_tables(out: Path) -> str:
+    """Markdown: agreement per release and corpus, then the kinds whose cases stop on a missing
+    public name per release (read from the label files, so the docs say what the runs showed)."""
+    releases = sorted((p for p in out.glob("jax-*") if p.is_dir()), key=release_key, reverse=True)
+    lines = ["| release | corpus | behave as labelled | reach their construct | agree of those reached "
+             "| how the others differ |", "| --- | --- | --- | --- | --- | --- |"]
+    stopped: dict[str, dict[str, set[str]]] = {}
+    for folder in releases:
+        release = folder.name.removeprefix("jax-")
+        for name in CORPUS_NAMES:
+            path = folder / f"{name}.json"
+            if not path.is_file():
+                continue
+            data = json.loads(path.read_text())
+            s, cases = data["header"]["summary"], data["cases"]
+            reached = s["reach_construct"]
+            share = f"{100 * s['agree'] / reached:.0f}%" if reached else "-"
+            others = ", ".join(f"{k} {v}" for k, v in s["by_category"].items()) or "-"
+            lines.append(f"| {release} | {name} | {s['agree']} of {s['cases']} | {reached} | {share} "
+                         f"| {others} |")
+            for case in cases.values():
+                if case["missing_api"] and case["feature"]:
+                    stopped.setdefault(case["feature"], {}).setdefault(release, set()).add(
+                        case["missing_api"].rsplit(".", 1)[1])
+    lines += ["", "| kind (feature) | release: public names its cases need and the release lacks |",
+              "| --- | --- |"]
+    for feature in sorted(stopped):
+        per_release = "; ".join(f"{r}: {', '.join(sorted(stopped[feature][r]))}"
+                                for r in sorted(stopped[feature], key=lambda r: release_key(Path(r))))
+        lines.append(f"| `{feature}` | {per_release} |")
+    return "\n".join(lines) + "\n"
 
 
 def write_label_file(path: Path, header: dict[str, Any],
