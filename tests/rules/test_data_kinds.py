@@ -202,16 +202,36 @@ def test_the_first_foreign_memory_space_jax_allocates_is_the_one_reported(engine
     assert [(f.code, f.span.line) for f in engine.analyse(no_inputs, "k.py").findings] == [("PAL118", 16)]
 
 
+PREFETCH_GPU_INTERPRETED = """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(s_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def main():
+    s = jnp.zeros((1,), jnp.int32)
+    x = jnp.ones((16, 128), jnp.float32)
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          grid_spec=pltpu.PrefetchScalarGridSpec(PREFETCH, in_specs=IN_SPECS),
+                          interpret=plgpu.InterpretGPUParams())(s, x)
+"""
+
+
 def test_a_foreign_memory_space_is_quiet_when_scalar_prefetch_fails_first(engine: Engine) -> None:
     """JAX 0.12.0.1's GPU interpreter rejects scalar-prefetch operands before it allocates the
-    buffers: a grid spec with both is PAL108 alone; without the prefetch, the memory space."""
-    text = FOREIGN_SPACES_GPU_INTERPRETED.replace(
-        "                          in_specs=[pl.BlockSpec(IN_BLOCK, memory_space=pltpu.HBM)],\n"
-        "                          out_specs=pl.BlockSpec(memory_space=pltpu.CMEM),\n"
-        "                          scratch_shapes=[pltpu.VMEM((8,), jnp.float32)],\n",
-        "                          grid_spec=pltpu.PrefetchScalarGridSpec(\n"
-        "                              PREFETCH, in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM)]),\n")
-    assert "PREFETCH" in text
-    codes = lambda n: [f.code for f in engine.analyse(text.replace("PREFETCH", n), "k.py").findings]  # noqa: E731
-    assert codes("1") == ["PAL108"]
-    assert codes("0") == ["PAL117"]
+    buffers: a grid spec with both is PAL108 alone ("Scalar arguments not (yet) supported on
+    GPU"); without the prefetch, the memory space ("KeyError: SMEM"). Both programs were run."""
+    smem = "pl.BlockSpec(memory_space=pltpu.SMEM)"
+
+    def codes(prefetch: str, specs: str) -> list[str]:
+        text = PREFETCH_GPU_INTERPRETED.replace("PREFETCH", prefetch).replace("IN_SPECS", specs)
+        return [f.code for f in engine.analyse(text, "k.py").findings]
+
+    assert codes("1", f"[{smem}]") == ["PAL108"]
+    assert codes("0", f"[{smem}, {smem}]") == ["PAL117"]
