@@ -217,3 +217,72 @@ def run(x):  # (no caller: x may be a pytree of many arrays)
                           input_output_aliases={1: 0}, interpret=True)(x)
 """
     assert found(text, "PAL602") == []
+
+
+ALIAS_TUPLE_OPERAND = """
+
+def k(pair, o_ref):
+    a_ref, b_ref = pair
+    o_ref[...] = a_ref[...] + b_ref[:8, :]
+
+
+def f(a, b):
+    return pl.pallas_call(k, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          input_output_aliases={{{alias}: 0}})((a, b))
+
+
+IN = [jax.ShapeDtypeStruct((8, 128), jnp.float32), jax.ShapeDtypeStruct((16, 128), jnp.float32)]
+jax.jit(f).trace(*IN)
+"""
+
+
+def test_alias_into_a_flattened_tuple_operand_compares_that_leaf():
+    # JAX: ... '1:0' referring to input[0][1] with abstract value float32[16,128] and to output
+    # with a different abstract value float32[8,128].
+    text = ALIAS_TUPLE_OPERAND.format(alias=1)
+    got = found(text, "PAL603")
+    assert [line for line, _ in got] == [line_of(text, "                          input_output_aliases={1: 0})((a, b))")]
+    assert "operand 1 (float32[16,128])" in got[0][1] and "output 0 (float32[8,128])" in got[0][1]
+    assert "same shape" in got[0][1]
+
+
+def test_alias_into_the_matching_tuple_leaf_is_quiet():
+    assert found(ALIAS_TUPLE_OPERAND.format(alias=0), "PAL603") == []
+
+
+ALIAS_HELPER = """
+
+def _inplace(kernel, x, out_dtype):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, out_dtype),
+                          input_output_aliases={{0: 0}}, interpret=True)(x)
+
+
+def relu_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0).astype(o_ref.dtype)
+
+
+y = _inplace(relu_kernel, jnp.zeros((4, 128), jnp.int8), {out})
+"""
+
+
+def test_alias_through_a_helper_reads_the_callers_dtypes():
+    # JAX: ... referring to input[0] with abstract value int8[4,128] and to output with a
+    # different abstract value float32[4,128].
+    got = found(ALIAS_HELPER.format(out="jnp.float32"), "PAL603")
+    assert len(got) == 1 and "int8[4,128]" in got[0][1] and "float32[4,128]" in got[0][1]
+
+
+def test_alias_through_a_helper_with_the_same_dtype_is_quiet():
+    assert found(ALIAS_HELPER.format(out="jnp.int8"), "PAL603") == []
+
+
+def test_alias_with_an_unknown_operand_dtype_is_quiet():
+    # (a dtype chosen at run time: never guessed)
+    text = ALIAS_HELPER.format(out="jnp.float32").replace("jnp.zeros((4, 128), jnp.int8)",
+                                                          "jnp.zeros((4, 128), DTYPES[0])")
+    assert found("DTYPES = load()\n" + text, "PAL603") == []
+
+
+def test_alias_when_two_calls_disagree_on_the_operand_is_quiet():
+    text = ALIAS_HELPER.format(out="jnp.float32") + "z = _inplace(relu_kernel, jnp.zeros((4, 128)), jnp.float32)\n"
+    assert found(text, "PAL603") == []

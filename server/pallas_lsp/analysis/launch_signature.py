@@ -328,5 +328,130 @@ def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order
     return out
 
 
-__all__ = ["KernelArity", "RefCounts", "applications", "flat_operand_count", "flat_output_count", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
+Leaf = tuple[ast.expr, Scope, Order]
+# Array constructors whose dtype is their ``dtype`` argument (position, keyword); without one
+# the default depends on jax_enable_x64 and the value: not told.
+_DTYPE_ARG = {"jax.ShapeDtypeStruct": 1, "jax.numpy.zeros": 1, "jax.numpy.ones": 1, "jax.numpy.empty": 1,
+              "jax.numpy.full": 2, "jax.numpy.zeros_like": 1, "jax.numpy.ones_like": 1,
+              "jax.numpy.empty_like": 1, "jax.numpy.full_like": 2, "jax.numpy.asarray": 1,
+              "jax.numpy.array": 1, "jax.numpy.arange": None, "numpy.zeros": 1, "numpy.ones": 1,
+              "numpy.empty": 1, "numpy.full": 2}
+_DTYPE_SCALARS = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint64",
+                  "uint32", "uint16", "uint8", "bool_", "complex64", "complex128", "float8_e4m3fn",
+                  "float8_e5m2", "int4", "uint4")
+
+
+def dtype_name(ev: Evaluator, node: ast.expr | None, scope: Scope, order: Order, depth: int = 0) -> str | None:
+    """The dtype a dtype expression names (``jnp.bfloat16``, ``np.float32``, ``"int32"``,
+    ``x.dtype`` of an array whose dtype is known), or None."""
+    if node is None or depth > _MAX_NEST * 2:
+        return None
+    if isinstance(node, ast.Attribute) and node.attr == "dtype":
+        return array_dtype(ev, node.value, scope, order, depth + 1)
+    c = ev.const(node, scope, order)
+    if isinstance(c, str):
+        return c if c in _DTYPE_SCALARS else None
+    v = ev.value(node, scope, order)
+    if isinstance(v, ParamVal):
+        return _param_fact(ev, v, lambda n, s, o, d: dtype_name(ev, n, s, o, d), depth)
+    name = ev.ext_name(v)
+    if name is None or not name.startswith(("jax.numpy.", "numpy.")):
+        return None
+    short = name.rsplit(".", 1)[1]
+    if short in _DTYPE_SCALARS and name.count(".") == (2 if name.startswith("jax.") else 1):
+        return "bool" if short == "bool_" else short
+    return None
+
+
+def array_dtype(ev: Evaluator, node: ast.expr | None, scope: Scope, order: Order, depth: int = 0) -> str | None:
+    """The dtype of the array (or ShapeDtypeStruct) ``node`` is, where the code says it: the
+    ``dtype`` argument of its constructor, ``.astype(d)``, a name bound to one, or a parameter
+    every caller passes one of the same dtype."""
+    if node is None or depth > _MAX_NEST * 2:
+        return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" \
+            and len(node.args) == 1 and not node.keywords:
+        return dtype_name(ev, node.args[0], scope, order, depth + 1)
+    v = ev.value(node, scope, order)
+    if isinstance(v, ParamVal):
+        return _param_fact(ev, v, lambda n, s, o, d: array_dtype(ev, n, s, o, d), depth)
+    if isinstance(v, CallVal):
+        called = ev.called_api(v)
+        if called not in _DTYPE_ARG or _DTYPE_ARG[called] is None:
+            return None
+        arg = ev.kwarg(v.site, "dtype")
+        if arg is None and not v.site.has_star:
+            arg = ev.posarg(v.site, _DTYPE_ARG[called])
+        return dtype_name(ev, arg, v.site.scope, ev.order_of(v.site), depth + 1) if arg is not None else None
+    return None
+
+
+def _param_fact(ev: Evaluator, v: ParamVal, fact, depth: int) -> str | None:
+    """``fact`` of what every caller passes for parameter ``v`` (``jax.jit(f).trace(*IN)`` too)."""
+    found = set()
+    positional = [p[0] for p in v.scope.params if p[2] in ("posonly", "normal")]
+    for inv in ev.callers_of(v.scope):
+        if inv.how == "passed":
+            if v.name not in positional:
+                return None
+            at = positional.index(v.name)
+            lists = [_flat_args(ev, cs) for cs in _jit_applications(ev, inv.site)]
+            if not lists or any(a is None or at >= len(a) for a in lists):
+                return None
+            found.update(fact(*a[at], depth + 1) for a in lists)  # type: ignore[index]
+            continue
+        b = ev.bind_param(inv, v.name)
+        if b is None or b.node is None or b.scope is None or b.default:
+            return None
+        found.add(fact(b.node, b.scope, b.order, depth + 1))
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def aval_words(shape: tuple[int, ...] | None, dtype: str | None) -> str:
+    """``float32[16,128]`` as JAX prints an abstract value; ``?`` for a part not known."""
+    dims = "?" if shape is None else ",".join(map(str, shape))
+    return f"{dtype or '?'}[{dims}]"
+
+
+def flat_operand_leaves(ev: Evaluator, launch: Launch) -> list[list[Leaf]] | None:
+    """Per application of the launch, its operands flattened into array leaves (what
+    ``input_output_aliases`` keys index); None where a leaf cannot be told."""
+    out = []
+    for cs in applications(ev, launch):
+        args = _flat_args(ev, cs) if not cs.node.keywords else None
+        if args is None:
+            return None
+        leaves: list[Leaf] = []
+        for a in args:
+            got = _leaves(ev, *a)
+            if got is None:
+                return None
+            leaves += got
+        out.append(leaves)
+    return out or None
+
+
+def flat_output_leaves(ev: Evaluator, launch: Launch) -> list[Leaf] | None:
+    """``out_shape`` / ``out_type`` flattened into its ShapeDtypeStructs (what alias values index)."""
+    opt = launch.options.get("out_shape") or launch.options.get("out_type")
+    return _leaves(ev, *opt) if opt is not None and not _mutated(*opt) else None
+
+
+def _leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: int = 0) -> list[Leaf] | None:
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        if depth >= _MAX_NEST or _mutated(node, scope):
+            return None
+        out: list[Leaf] = []
+        for item in v.items:
+            got = _leaves(ev, *item, depth=depth + 1)
+            if got is None:
+                return None
+            out += got
+        return out
+    return [(node, scope, order)] if is_array(ev, node, scope, order, v) else None
+
+
+__all__ = ["KernelArity", "Leaf", "RefCounts", "applications", "array_dtype", "aval_words", "dtype_name",
+           "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
            "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]

@@ -1,0 +1,1 @@
+"""PAL603: a kind with a Python rule (rule.py)."""
