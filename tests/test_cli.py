@@ -69,7 +69,8 @@ def test_select_ignore_and_pyproject_config(tmp_path):
 def test_explain_message_traceback_and_alternative():
     p = run("explain", "NotImplementedError: Dynamic grid bounds not (yet) supported in GPU interpret mode.")
     assert p.returncode == 0 and "static" in p.stdout and "interpret_pallas_call.py" in p.stdout
-    tb = "Traceback (most recent call last):\n  File \"x.py\", line 3\nTypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>\n"
+    tb = ("Traceback (most recent call last):\n  File \"x.py\", line 3\n"
+          "TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>\n")
     p = run("explain", "-", input=tb)
     assert p.returncode == 0 and "get_global discharge is not supported" in p.stdout and "PAL001" in p.stdout
     assert run("explain", "something unrelated").returncode == 1
@@ -239,7 +240,8 @@ def test_select_on_the_command_line_wins_over_the_project_file(tmp_path):
 def test_backends_cpu_puts_compiled_launches_on_a_cpu_host(tmp_path):
     # The corpus case runs a compiled pallas_call in a script: it fails on a CPU host only.
     path = tmp_path / "k.py"
-    path.write_text((CORPUS / "get_global_interpret_true_basic.py").read_text().replace("        interpret=True,\n", ""))
+    path.write_text((CORPUS / "get_global_interpret_true_basic.py").read_text()
+                    .replace("        interpret=True,\n", ""))
     assert run("check", "--no-config", str(path)).returncode == 0  # the code does not say where it runs
     proc = run("check", "--no-config", "--backends", "cpu", "--output-format", "json", str(path))
     assert proc.returncode == 1

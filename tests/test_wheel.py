@@ -40,7 +40,8 @@ def test_missing_data_files_and_entry_points_are_problems(tmp_path):
     files = script.package_files()
     assert any(f.startswith("pallas_lsp/kinds/") and f.endswith("/record.json") for f in files)
     assert any("/examples/PAL" in f for f in files)
-    only_code = sorted(f for f in files if "/data/" not in f and "/examples/" not in f and not f.endswith("/record.json"))
+    only_code = sorted(f for f in files
+                       if "/data/" not in f and "/examples/" not in f and not f.endswith("/record.json"))
     wheel = make_wheel(tmp_path / "bad.whl", only_code, "[console_scripts]\npallas-lsp = pallas_lsp.cli:main\n")
     problems = script.check_contents(wheel)
     assert any("package files are not in the wheel" in p for p in problems)

@@ -10,7 +10,7 @@ from .kinds.ranges import KIND_FAMILIES
 from .mdtext import code_span, link, prose
 from .records import RecordStore, default_store
 from .rules import PythonRule, default_rule_set
-from .rules.examples import examples_dir, examples_for, verified_on
+from .rules.examples import examples_for, verified_on
 
 # Where the package sits in the repository (the page links to example files from docs/).
 PACKAGE_PATH = "server/pallas_lsp"
@@ -34,7 +34,8 @@ _INTRO = [
 _EXAMPLES_FORMAT = [
     "## Examples as files",
     "",
-    "Every rule's examples are files in its kind folder, `server/pallas_lsp/kinds/<slug>/examples/<CODE>/`, one plain runnable program each, "
+    "Every rule's examples are files in its kind folder, `server/pallas_lsp/kinds/<slug>/examples/<CODE>/`, "
+    "one plain runnable program each, "
     "named `<valid|invalid>_<NN>_<short_name>.py`. They are the rule's tests (an invalid example is "
     "flagged once, on its line marked with a trailing `# error` comment, and offers the fixes it "
     "declares; a valid one is not flagged), the examples on this page, and the oracle's checks "

@@ -139,7 +139,8 @@ def test_a_returning_inline_mgpu_is_judged_as_under_ignore_mode():
     compiled = RETURNING.format(value="lane_count(x_ref)", interpret="")
     assumed = _rows(ENGINE.analyse(compiled, "/tmp/case.py", assume_interpret="gpu").findings)
     written = RETURNING.format(value="lane_count(x_ref)",
-                               interpret=',\n                          interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")')
+                               interpret=',\n                          '
+                                         'interpret=plgpu.InterpretGPUParams(inline_mgpu="ignore")')
     real = _rows(ENGINE.analyse(written, "/tmp/case.py").findings)
     assert [r[:3] for r in assumed] == [("PAL003", "gpu-interpret-inline-mgpu-return-value", COUNT_CALL_LINE)]
     assert assumed == real

@@ -16,7 +16,8 @@ def test_strings_and_brackets_do_not_split():
 
 
 def test_class_members_are_their_own_blocks():
-    text = "class T:\n    a = 1\n\n    @staticmethod\n    def f():\n        return 1\n\n    def g(self):\n        pass\n"
+    text = ("class T:\n    a = 1\n\n    @staticmethod\n    def f():\n        return 1\n\n"
+            "    def g(self):\n        pass\n")
     blocks = split_blocks(text)
     members = [b for b in blocks if b.kind == "member"]
     assert [(b.start_line, b.owner) for b in members] == [(2, "T"), (4, "T"), (8, "T")]

@@ -220,7 +220,8 @@ def test_passed_to_a_module_helper_and_skipped_in_the_calling_test():
 @pytest.mark.parametrize("decorator", ['@unittest.skip("no interpret tests")',
                                        '@unittest.skipIf(INTERPRET_ONLY, "no interpret tests")'])
 def test_a_skipped_subclass_does_not_run_the_inherited_test(decorator):
-    text = HEAD + method(LAUNCH.strip() + "\n") + SUBCLASS.replace("class InterpretTest", decorator + "\nclass InterpretTest")
+    text = HEAD + method(LAUNCH.strip() + "\n") + SUBCLASS.replace("class InterpretTest",
+                                                                   decorator + "\nclass InterpretTest")
     assert findings(text) == []
     # A subclass of the skipped class inherits the mark.
     text += "\n\nclass DeeperTest(InterpretTest):\n    pass\n"

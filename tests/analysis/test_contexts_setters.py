@@ -17,7 +17,7 @@ from tests.analysis.test_hosts import HEAD, TAIL
 CPU = ("cpu",)
 
 _SPEC = "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,))"
-_PREFETCH = f'''
+_PREFETCH = '''
 def shift_kernel(offsets_ref, x_ref, o_ref):
     o_ref[...] = x_ref[...] - 1.0
 

@@ -38,7 +38,8 @@ def test_corpus_case(name):
         assert decoy not in {line for _, line in got}
 
 
-@pytest.mark.parametrize("name", sorted(n for n, l in LABELS.items() if l.get("feature") and l.get("mode_line")))
+@pytest.mark.parametrize("name", sorted(n for n, label in LABELS.items()
+                                         if label.get("feature") and label.get("mode_line")))
 def test_corpus_mode_line_is_related(name):
     """The line that decides the mode is among the finding's related locations."""
     label = LABELS[name]
@@ -64,7 +65,7 @@ def test_cli_json_scores_perfectly_on_corpus():
         fp += len(have - want)
         fn += len(want - have)
     assert (fp, fn) == (0, 0)
-    assert tp == sum(1 for l in LABELS.values() if l.get("feature"))
+    assert tp == sum(1 for file_label in LABELS.values() if file_label.get("feature"))
 
 
 @pytest.mark.skipif(not SHARED_CORPUS.exists(), reason="no ../shared/corpus beside this checkout")

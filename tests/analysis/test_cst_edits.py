@@ -96,7 +96,8 @@ def test_a_parameter_is_appended_and_decorators_and_comments_stay():
     text = "@functools.partial(\n    jax.jit,  # keep\n)\ndef kernel(x_ref, o_ref):  # the kernel\n    pass\n"
     e, out = edit(cst_edits.append_parameter, text, is_def("kernel"), "sem")
     assert e == TextEdit(Span(4, 23, 4, 23), ", sem")
-    assert out == "@functools.partial(\n    jax.jit,  # keep\n)\ndef kernel(x_ref, o_ref, sem):  # the kernel\n    pass\n"
+    assert out == ("@functools.partial(\n    jax.jit,  # keep\n)\n"
+                   "def kernel(x_ref, o_ref, sem):  # the kernel\n    pass\n")
     text = "def kernel(\n    x_ref,  # in\n    o_ref,  # out\n):\n    pass\n"
     assert edit(cst_edits.append_parameter, text, is_def("kernel"), "sem")[1] == \
         "def kernel(\n    x_ref,  # in\n    o_ref,  # out\n    sem,\n):\n    pass\n"
@@ -187,7 +188,8 @@ def test_ensure_import_follows_the_modules_import_style():
 
 # --- through the index (the rules' entry points) ----------------------------------------------------
 def call_site(index: ModuleIndex, name: str):
-    (site,) = [s for s in index.calls_to({name}) if getattr(s.node.func, "attr", getattr(s.node.func, "id", "")) == name]
+    (site,) = [s for s in index.calls_to({name})
+               if getattr(s.node.func, "attr", getattr(s.node.func, "id", "")) == name]
     return site
 
 
@@ -240,7 +242,8 @@ def test_a_value_names_modules_as_the_module_imports_them():
     assert value_in_module(index, "{jax.experimental.pallas.mosaic_gpu}.InterpretGPUParams()") == \
         ("mgpu.InterpretGPUParams()", ())
     index = ModuleIndex("import jax\nfrom jax.experimental import pallas as pl\n\nx = 1\n", "m.py")
-    value, edits = value_in_module(index, "{jax.experimental.pallas.mosaic_gpu}.X({jax.experimental.pallas.mosaic_gpu}.Y)")
+    value, edits = value_in_module(index,
+                                   "{jax.experimental.pallas.mosaic_gpu}.X({jax.experimental.pallas.mosaic_gpu}.Y)")
     assert value == "plgpu.X(plgpu.Y)"
     assert edits == (TextEdit(Span(3, 0, 3, 0), "from jax.experimental.pallas import mosaic_gpu as plgpu\n"),)
 

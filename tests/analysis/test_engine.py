@@ -74,7 +74,8 @@ def test_unrelated_get_global_method_is_not_pallas():
     "f = plgpu.kernel(out_type=None, interpret=True)(k)",
 ])
 def test_launch_forms(launch):
-    src = "def k(x_ref, o_ref):\n    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)\n    pl.semaphore_signal(sem)\n" + launch + "\n"
+    src = ("def k(x_ref, o_ref):\n    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
+           "    pl.semaphore_signal(sem)\n" + launch + "\n")
     assert codes(src) == [("PAL001", 2)]
 
 
@@ -313,7 +314,8 @@ def test_suppression_lines_count_only_real_line_breaks():
 
 
 def test_non_ascii_columns_are_code_points():
-    src = "def k(x_ref, o_ref):\n    é = 1; s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n    pl.semaphore_signal(s)\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n"
+    src = ("def k(x_ref, o_ref):\n    é = 1; s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
+           "    pl.semaphore_signal(s)\nf = pl.pallas_call(k, out_shape=None, interpret=True)\n")
     (f,) = analyse(HEAD + src, "t.py").findings
     assert f.span.col == len("    é = 1; s = ")
 
@@ -371,7 +373,8 @@ def test_syntax_newer_than_this_python_is_still_indexed():
 def test_syntax_error_message_counts_lines_in_the_file():
     # Blocks are parsed on their own; Python's "on line N" in the message must still be the
     # file's line, as `python file.py` would say it (it named the line inside the block).
-    src = "import jax\n\n\ndef first():\n    return 1\n\n\ndef second():\n    x = 1\n    with open('f'):\n    if x:\n        pass\n"
+    src = ("import jax\n\n\ndef first():\n    return 1\n\n\n"
+           "def second():\n    x = 1\n    with open('f'):\n    if x:\n        pass\n")
     try:
         compile(src, "bad.py", "exec")
     except SyntaxError as exc:

@@ -165,9 +165,12 @@ JTU_HEAD = HEAD + "from jax._src import test_util as jtu\n"
 
 
 @pytest.mark.parametrize("guard, reported", [
-    ('    def setUp(self):\n        if not jtu.test_device_matches(["tpu"]):\n            self.skipTest("TPU only")\n', False),
-    ('    def setUp(self):\n        if jtu.test_device_matches(["cpu"]):\n            self.skipTest("no CPU")\n', False),
-    ('    def setUp(self):\n        if not jtu.test_device_matches(["cpu", "gpu"]):\n            self.skipTest("x")\n', True),
+    ('    def setUp(self):\n        if not jtu.test_device_matches(["tpu"]):\n'
+     '            self.skipTest("TPU only")\n', False),
+    ('    def setUp(self):\n        if jtu.test_device_matches(["cpu"]):\n'
+     '            self.skipTest("no CPU")\n', False),
+    ('    def setUp(self):\n        if not jtu.test_device_matches(["cpu", "gpu"]):\n'
+     '            self.skipTest("x")\n', True),
     ('    def setUp(self):\n        if jtu.device_under_test() == "cpu":\n            self.skipTest("x")\n', False),
     ('    @jtu.skip_on_devices("cpu")\n', False),
     ('    @jtu.skip_on_devices("tpu")\n', True),

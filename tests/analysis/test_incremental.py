@@ -75,11 +75,11 @@ def _signature(result) -> tuple:
     findings = [(f.code, f.severity, f.message, f.span, f.related, f.fixes, f.kernel, f.launch_line, f.chain,
                  tuple((c.mode, c.evidence, c.caller, c.certain) for c in f.contexts)) for f in result.findings]
     launches = []
-    for l in result.launches:
-        reached = tuple(r.scope.name for r in result.reached.get(id(l), []))
-        options = tuple(sorted((k, v[2]) for k, v in l.options.items()))
-        launches.append((l.api.name, l.anchor, l.kernel_name, options, reached,
-                         tuple((c.mode, c.evidence, c.caller, c.certain, c.inline_mgpu) for c in l.contexts)))
+    for launch in result.launches:
+        reached = tuple(r.scope.name for r in result.reached.get(id(launch), []))
+        options = tuple(sorted((k, v[2]) for k, v in launch.options.items()))
+        launches.append((launch.api.name, launch.anchor, launch.kernel_name, options, reached,
+                         tuple((c.mode, c.evidence, c.caller, c.certain, c.inline_mgpu) for c in launch.contexts)))
     return tuple(findings), tuple(launches)
 
 
@@ -162,9 +162,9 @@ def test_launches_reused_from_an_earlier_text_are_moved_to_the_current_one() -> 
     before = engine.analyse(src, path)
     assert before.launches
     after = engine.analyse("# a\n# b\n# c\n" + src, path)
-    assert [l.anchor.line for l in after.launches] == [l.anchor.line + 3 for l in before.launches]
-    assert [c.mode_line for l in after.launches for c in l.contexts] == \
-        [c.mode_line + 3 for l in before.launches for c in l.contexts if c.mode_line]
+    assert [launch.anchor.line for launch in after.launches] == [launch.anchor.line + 3 for launch in before.launches]
+    assert [c.mode_line for launch in after.launches for c in launch.contexts] == \
+        [c.mode_line + 3 for launch in before.launches for c in launch.contexts if c.mode_line]
 
 
 @pytest.mark.parametrize("tail", ["", "\n\nbatched = jax.vmap(run_3)\n"], ids=["plain", "a-vmap-elsewhere"])
@@ -205,7 +205,7 @@ def run(x, interpret):
 
 
 def _modes(result) -> list[str]:
-    return sorted(c.mode.value for l in result.launches for c in l.contexts)
+    return sorted(c.mode.value for launch in result.launches for c in launch.contexts)
 
 
 def test_a_new_caller_in_another_block_changes_the_kept_launch() -> None:
@@ -339,7 +339,8 @@ def test_a_caller_spelled_with_compatibility_characters_is_a_caller() -> None:
     # a subclass's attribute (another block) decides the mode of the kept launch
     ("class OtherTest(BaseTest):\n    INTERPRET = False", "class OtherTest(BaseTest):\n    INTERPRET = True"),
     # a new subclass, in a block of its own that binds only its own name
-    ("class OtherTest(BaseTest):", "class InterpretTest(BaseTest):\n    INTERPRET = True\n\n\nclass OtherTest(BaseTest):"),
+    ("class OtherTest(BaseTest):",
+     "class InterpretTest(BaseTest):\n    INTERPRET = True\n\n\nclass OtherTest(BaseTest):"),
     # the subclass changes its base
     ("class OtherTest(BaseTest):\n    INTERPRET = False", "class OtherTest(unittest.TestCase):\n    INTERPRET = True"),
 ])
@@ -400,9 +401,11 @@ def test_a_transformation_reaching_a_kept_launch_differently_is_a_change(edit) -
 def test_a_kept_launch_a_transformation_now_reaches_is_checked_again() -> None:
     kernels = "\n".join(
         f"def kernel_{i}(x_ref, o_ref):\n    o_ref[...] = x_ref[...] + {i}\n\n"
-        f"def run_{i}(x):\n    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=plgpu.InterpretGPUParams())(x)\n"
+        f"def run_{i}(x):\n"
+        f"    return pl.pallas_call(kernel_{i}, out_shape=x, interpret=plgpu.InterpretGPUParams())(x)\n"
         for i in range(6))
-    head = "import jax\nimport jax.experimental.pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+    head = ("import jax\nimport jax.experimental.pallas as pl\n"
+            "from jax.experimental.pallas import mosaic_gpu as plgpu\n\n")
     incremental, fresh = default_engine(incremental=True), default_engine()
     path = "/ws/vmapped.py"
     for target in (3, 4, 3):  # jax.vmap of a GPU-interpreted launch: PAL502 at the vmap

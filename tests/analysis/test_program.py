@@ -153,7 +153,8 @@ def test_from_package_import_name_follows_what_the_init_binds(tmp_path):
     (or binds it with `from . import x`), and a star import only exports its `__all__`."""
     pkg = tmp_path / "pkg"
     pkg.mkdir()
-    (pkg / "square.py").write_text("__all__ = ['square']\n\ndef square(x):\n    return x\n\ndef cube(x):\n    return x\n")
+    (pkg / "square.py").write_text("__all__ = ['square']\n\ndef square(x):\n    return x\n\n"
+                                   "def cube(x):\n    return x\n")
     (pkg / "plain.py").write_text("def plain(x):\n    return x\n")
     (pkg / "sub.py").write_text("def sub(x):\n    return x\n")
     (pkg / "__init__.py").write_text("from .square import square\nfrom . import sub\n")
@@ -163,7 +164,8 @@ def test_from_package_import_name_follows_what_the_init_binds(tmp_path):
     assert (got.path, got.kind, got.line) == (str(pkg / "square.py"), "function", 3)
     assert _resolve(prog, main, "from pkg import plain", "plain").kind == "module"
     assert _resolve(prog, main, "from pkg import sub", "sub") == \
-        __import__("pallas_lsp.analysis.program", fromlist=["Resolved"]).Resolved(str(pkg / "sub.py"), 0, "module", "sub")
+        __import__("pallas_lsp.analysis.program", fromlist=["Resolved"]).Resolved(
+            str(pkg / "sub.py"), 0, "module", "sub")
 
     star = tmp_path / "star"
     star.mkdir()

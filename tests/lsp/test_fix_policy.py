@@ -4,8 +4,6 @@ safe fixes, and the fixes that change what runs only with the `unsafeFixes` sett
 what runs, and it is preferred (applied by an editor's auto fix) only when the policy says so."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from lsprotocol import types as lsp
 

@@ -40,7 +40,7 @@ async def test_finding_lands_in_its_cell(client):
         uris = {r.location.uri for r in d2[0].related_information}
         assert CELLS[2] in uris  # the launch and the mode line are in the third cell
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(CELLS[2])))
-    assert [l.range.start.line for l in lenses] == [1]
+    assert [lens.range.start.line for lens in lenses] == [1]
 
 
 @pytest.mark.asyncio

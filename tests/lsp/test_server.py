@@ -1,5 +1,3 @@
-import asyncio
-
 import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import client_capabilities
@@ -66,7 +64,6 @@ async def test_hover_explains_finding_launch_and_interpret(client):
 
 async def _apply_and_recheck(client, uri, text, action, version):
     edits = action.edit.changes[uri]
-    lines = text.split("\n")
     # Apply edits bottom-up in the client's encoding via full-text replacement.
     new_text = apply_lsp_edits(text, edits, client.encoding)
     change(client, uri, version, None, new_text)
@@ -81,9 +78,10 @@ def apply_lsp_edits(text, edits, encoding):
         units = 0
         for i, ch in enumerate(line):
             if units >= pos.character:
-                return sum(len(l) + 1 for l in lines[:pos.line]) + i
-            units += len(ch.encode("utf-8")) if encoding == "utf-8" else (2 if ord(ch) > 0xFFFF and encoding == "utf-16" else 1)
-        return sum(len(l) + 1 for l in lines[:pos.line]) + len(line)
+                return sum(len(prev_line) + 1 for prev_line in lines[:pos.line]) + i
+            units += (len(ch.encode("utf-8")) if encoding == "utf-8"
+                      else (2 if ord(ch) > 0xFFFF and encoding == "utf-16" else 1))
+        return sum(len(prev_line) + 1 for prev_line in lines[:pos.line]) + len(line)
 
     for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         a, b = offset(e.range.start), offset(e.range.end)
@@ -131,7 +129,7 @@ async def test_code_lens_shows_context(client):
     open_doc(client, uri, GPU)
     await diagnostics(client, uri, 1)
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    assert [l.command.title for l in lenses] == ["GPU interpret · kernel `kernel` · 1 problem"]
+    assert [lens.command.title for lens in lenses] == ["GPU interpret · kernel `kernel` · 1 problem"]
     assert lenses[0].range.start.line == 19
 
 

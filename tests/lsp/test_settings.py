@@ -1,6 +1,5 @@
 """Settings from initializationOptions, workspace/configuration and didChangeConfiguration."""
 import asyncio
-import sys
 
 import pytest
 import pytest_lsp
@@ -130,7 +129,8 @@ def test_unsafe_fixes_setting():
     assert Settings().unsafe_fixes is False
     assert parse_settings({"unsafeFixes": True})[0].unsafe_fixes is True
     s, problems = parse_settings({"unsafeFixes": "yes"})
-    assert s.unsafe_fixes is False and problems == ["pallas-lsp setting `unsafeFixes` must be true or false; using the default"]
+    assert s.unsafe_fixes is False and problems == [
+        "pallas-lsp setting `unsafeFixes` must be true or false; using the default"]
 
 
 @pytest.mark.asyncio

@@ -31,10 +31,10 @@ async def test_lens_counts_blockers_and_action_rewrites_the_launch(vscode):
     open_doc(vscode, uri, KERNEL)
     assert await diagnostics(vscode, uri, 1) == []  # compiled: nothing fails as written
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    titles = {(l.range.start.line, l.command.title) for l in lenses}
+    titles = {(lens.range.start.line, lens.command.title) for lens in lenses}
     assert (LAUNCH_LINE, "GPU interpret: 1 blocker (fence line 14)") in titles, titles
     assert (20, "GPU interpret: ready") in titles, titles
-    blocker = next(l for l in lenses if l.command.title.startswith("GPU interpret: 1"))
+    blocker = next(lens for lens in lenses if lens.command.title.startswith("GPU interpret: 1"))
     (loc,) = blocker.command.arguments[2]
     assert loc["uri"] == uri and loc["range"]["start"]["line"] == 13
 
@@ -55,12 +55,13 @@ async def test_lens_counts_blockers_and_action_rewrites_the_launch(vscode):
 
 @pytest.mark.asyncio
 async def test_what_if_can_be_turned_off(vscode):
-    vscode.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"pallasLsp": {"whatIf": False}}))
+    vscode.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"pallasLsp": {"whatIf": False}}))
     uri = "file:///tmp/what_if_off.py"
     open_doc(vscode, uri, KERNEL)
     await diagnostics(vscode, uri, 1)
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    assert not [l for l in lenses if "interpret:" in l.command.title]
+    assert not [lens for lens in lenses if "interpret:" in lens.command.title]
     actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
         lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(LAUNCH_LINE, 4), lsp.Position(LAUNCH_LINE, 4)),
         lsp.CodeActionContext([])))
@@ -76,7 +77,7 @@ async def test_what_if_off_in_the_project_file(vscode, tmp_path):
     open_doc(vscode, uri, KERNEL)
     await diagnostics(vscode, uri, 1)
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    assert lenses and not [l for l in lenses if "interpret:" in l.command.title]
+    assert lenses and not [lens for lens in lenses if "interpret:" in lens.command.title]
 
 
 @pytest.mark.asyncio
@@ -88,7 +89,7 @@ async def test_a_returning_inline_mgpu_is_a_blocker_debug_on_cpu_cannot_lift(vsc
     open_doc(vscode, uri, text)
     assert await diagnostics(vscode, uri, 1) == []
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    (lens,) = [l for l in lenses if l.command.title.startswith("GPU interpret")]
+    (lens,) = [candidate for candidate in lenses if candidate.command.title.startswith("GPU interpret")]
     assert lens.command.title == f"GPU interpret: 1 blocker (count line {COUNT_CALL_LINE})"
     launch_line = lens.range.start.line
     actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
@@ -100,7 +101,7 @@ async def test_a_returning_inline_mgpu_is_a_blocker_debug_on_cpu_cannot_lift(vsc
     open_doc(vscode, uri, RETURNING.format(value="jnp.int32(x_ref.shape[0])", interpret=""))
     await diagnostics(vscode, uri, 1)
     lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
-    assert "GPU interpret: ready" in {l.command.title for l in lenses}
+    assert "GPU interpret: ready" in {lens.command.title for lens in lenses}
 
 
 @pytest.mark.asyncio
@@ -109,7 +110,8 @@ async def test_tpu_setter_quick_fix_through_the_server(vscode):
 
     from tests.lsp.test_server import apply_lsp_edits
 
-    example = Path(__file__).resolve().parents[2] / "server/pallas_lsp/kinds/inline_mgpu_p_does_not_support_discharge/examples/PAL003"
+    example = (Path(__file__).resolve().parents[2]
+               / "server/pallas_lsp/kinds/inline_mgpu_p_does_not_support_discharge/examples/PAL003")
     text = (example / "invalid_07_pl_kernel_forced_tpu_shared_params.py").read_text()
     uri = "file:///tmp/tpu_setter_fix.py"
     open_doc(vscode, uri, text)

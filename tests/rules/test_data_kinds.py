@@ -82,7 +82,8 @@ def test_every_code_has_an_invalid_and_a_valid_example():
 def test_invalid_example_is_flagged_on_its_line(engine: Engine, code: str, example) -> None:
     result = engine.analyse(example.code, example.path)
     mine = [f for f in result.findings if f.code == code]
-    assert [f.span.line for f in mine] == [example.error_line()], [(f.code, f.span.line, f.message) for f in result.findings]
+    assert [f.span.line for f in mine] == [example.error_line()], \
+        [(f.code, f.span.line, f.message) for f in result.findings]
     (finding,) = mine
     cls = example.raises[0]
     assert f"JAX raises {cls}:" in finding.message, finding.message
@@ -91,7 +92,8 @@ def test_invalid_example_is_flagged_on_its_line(engine: Engine, code: str, examp
 @pytest.mark.parametrize("code,example", _cases("valid"))
 def test_valid_example_is_not_flagged(engine: Engine, code: str, example) -> None:
     result = engine.analyse(example.code, example.path)
-    assert not [f for f in result.findings if f.code in CODES], [(f.code, f.span.line, f.message) for f in result.findings]
+    assert not [f for f in result.findings if f.code in CODES], \
+        [(f.code, f.span.line, f.message) for f in result.findings]
 
 
 def test_record_files_are_the_kind_slug_and_pin_the_release():
@@ -198,7 +200,8 @@ def test_the_first_foreign_memory_space_jax_allocates_is_the_one_reported(engine
     text = FOREIGN_SPACES_GPU_INTERPRETED.replace("IN_BLOCK", in_block)
     found = [(f.code, f.span.line) for f in engine.analyse(text, "k.py").findings]
     assert found == codes, found
-    no_inputs = text.replace("                          in_specs=[pl.BlockSpec(" + in_block + ", memory_space=pltpu.HBM)],\n", "")
+    no_inputs = text.replace(
+        "                          in_specs=[pl.BlockSpec(" + in_block + ", memory_space=pltpu.HBM)],\n", "")
     assert [(f.code, f.span.line) for f in engine.analyse(no_inputs, "k.py").findings] == [("PAL118", 16)]
 
 

@@ -104,5 +104,6 @@ def test_blockspec_built_by_a_helper_reads_its_argument(engine, space, flagged) 
 
 
 def test_a_helper_that_is_not_a_plain_return_stays_quiet(engine) -> None:
-    branching = SPEC.replace("    chosen = space\n", "    if space is None:\n        space = pltpu.VMEM\n    chosen = space\n")
+    branching = SPEC.replace("    chosen = space\n",
+                             "    if space is None:\n        space = pltpu.VMEM\n    chosen = space\n")
     assert _found(engine, branching.replace("SPACE", "pltpu.SMEM"), "PAL117") == []

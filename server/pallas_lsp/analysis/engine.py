@@ -172,7 +172,8 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
         if not ctx.certain:
             text += ", which interprets on CPU hosts"
     elif ctx.cpu_host and ctx.host_reason == "configured":
-        text = f"compiled on a CPU host ({how}; {ctx.evidence[1].note if len(ctx.evidence) > 1 else 'no interpret setting'})"
+        note = ctx.evidence[1].note if len(ctx.evidence) > 1 else "no interpret setting"
+        text = f"compiled on a CPU host ({how}; {note})"
     elif ctx.cpu_host:
         text = f"compiled on a CPU host ({how}{where})"
     elif ctx.cuda_lowering:

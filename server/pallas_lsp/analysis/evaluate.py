@@ -1018,7 +1018,8 @@ class Evaluator:
             return None
         pidx = names.index(name)
         pname, pdefault, pkind = params[pidx]
-        is_method = target.parent is not None and target.parent.kind == "class" and names and names[0] in ("self", "cls")
+        is_method = (target.parent is not None and target.parent.kind == "class" and names
+                     and names[0] in ("self", "cls"))
         positional: list[tuple[ast.expr, Scope, Order]] = [(a, s, o) for k, a, s, o in inv.prefix if k is None]
         keywords = {k: (a, s, o) for k, a, s, o in inv.prefix if k is not None}
         order = self.order_of(inv.site)

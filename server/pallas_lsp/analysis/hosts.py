@@ -146,7 +146,8 @@ RUN_ON_DEVICES = "jax._src.test_util.run_on_devices"
 # jax's own Pallas test bases (jax/_src/pallas/pallas_test_util.py): their setUp skips a test
 # whose class leaves ``INTERPRET`` false on a CPU host ("On CPU the test works only in
 # interpret mode", "Test requires TPUs").
-COMPILED_SKIPPED_ON_CPU_BASES = frozenset("jax._src.pallas.pallas_test_util." + n for n in ("PallasTest", "PallasTPUTest"))
+COMPILED_SKIPPED_ON_CPU_BASES = frozenset(
+    "jax._src.pallas.pallas_test_util." + n for n in ("PallasTest", "PallasTPUTest"))
 # Predicates of jax's test utilities that are False off their accelerator (each first asks
 # device_under_test() or the backend's platform version).
 FALSE_ON_CPU = frozenset("jax._src.test_util." + n for n in (

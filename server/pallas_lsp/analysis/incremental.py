@@ -12,8 +12,9 @@ what its kernel reaches, the rules' verdict) is recorded with what it read:
 
 After an edit, a result is reused when none of the blocks it read went away, no block that
 went away or came in binds one of its ``bound`` names, and none mentions one of its ``used``
-names (a block's mentions are every word it contains: a superset). Blocks that moved relative to each other, and module-wide facts
-(launch wrappers, ``force_*``/``set_*`` calls, CUDA lowerings) changing, drop everything.
+names (a block's mentions are every word it contains: a superset). Blocks that moved
+relative to each other, and module-wide facts (launch wrappers, ``force_*``/``set_*`` calls,
+CUDA lowerings) changing, drop everything.
 A reused launch keeps the positions of the text it was computed on; they are moved to the
 current text (each block's line shift) only when someone asks for the launches (hovers,
 lenses). A reused launch whose rules reported keeps their reports while none of the blocks it

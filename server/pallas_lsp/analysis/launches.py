@@ -736,8 +736,8 @@ class ContextResolver:
             return result
         for cs, span, platform in self.lowerings:
             for fv in self._lowered_values(cs):
-                for l in self._launches_under(fv):
-                    result.setdefault(id(l), (span, platform))
+                for launch in self._launches_under(fv):
+                    result.setdefault(id(launch), (span, platform))
         return result
 
     def _lowered_values(self, cs: CallSite) -> list[Value]:
@@ -777,15 +777,15 @@ class ContextResolver:
         # A built launch bound to a name: match by the name's binding value (through
         # ``jax.jit(launch)`` and ``functools.partial(launch, ...)``).
         v = through_wrappers(self.ev, v)
-        hits = [l for l in self.launches if is_built_launch(v, l)]
+        hits = [launch for launch in self.launches if is_built_launch(v, launch)]
         if hits:
             return hits
         fn = self.ev.function_of(v)
         if fn is None:
             return []
         reached = self._forward(fn)
-        return [l for l in self.launches if _enclosing_function(l.scope) is not None
-                and id(_enclosing_function(l.scope)) in reached or id(l.scope) in reached]
+        return [launch for launch in self.launches if _enclosing_function(launch.scope) is not None
+                and id(_enclosing_function(launch.scope)) in reached or id(launch.scope) in reached]
 
     def _forward(self, fn: Scope, limit: int = 200) -> set[int]:
         seen = {id(fn)}
@@ -833,7 +833,8 @@ class ContextResolver:
                 for c in self.explicit(launch, lowering):
                     if c.mode != Mode.UNKNOWN and not c.mode.is_interpret:
                         contexts.append(c)
-            contexts = [replace(c, evidence=evidence + c.evidence, cpu_host=True, host_span=host_span, host_reason=reason)
+            contexts = [replace(c, evidence=evidence + c.evidence, cpu_host=True, host_span=host_span,
+                                host_reason=reason)
                         if c.compiled_on_this_host else c for c in contexts]
         return contexts
 
@@ -936,7 +937,8 @@ class ContextResolver:
         # A test skipped in a context (``if self.INTERPRET: self.skipTest(...)``) never launches
         # there: at the launch, or at a call on the way to it (a test calling a helper).
         return [c for c in results
-                if not any(skips.skipped(self.ev, site, c.self_class) for site in [launch.site] + [s for _, s in c.via])]
+                if not any(skips.skipped(self.ev, site, c.self_class)
+                           for site in [launch.site] + [s for _, s in c.via])]
 
     def reached_on_cpu_host(self, launch: Launch, ctx: Context) -> bool:
         """Whether a context of the launch may run on a CPU-only host: no branch on the host
@@ -984,7 +986,8 @@ class ContextResolver:
                     return True
             elif any(self._covered(site, setter) for setter in self.setters):
                 continue  # (called inside a force_/set_ interpret mode: interpreted there)
-            elif not skips.skipped(self.ev, site, None, host="cpu") and self._called_on_cpu_host(site.scope, depth + 1, seen):
+            elif (not skips.skipped(self.ev, site, None, host="cpu")
+                  and self._called_on_cpu_host(site.scope, depth + 1, seen)):
                 return True
         return False
 
@@ -1272,8 +1275,8 @@ class ContextResolver:
             if default is not None and p.scope.parent is not None:
                 dspan = self.index.span(default, p.scope.parent)
                 for c in self.classify_all(default, p.scope.parent, None, dspan,
-                                           f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)", depth + 1, seen,
-                                           via):
+                                           f"{p.name}={self.index.code_of(default, p.scope.parent)} (default)",
+                                           depth + 1, seen, via):
                     results.append(replace(c, evidence=c.evidence + (Evidence(span, note, here),)))
             else:
                 results.append(Context(Mode.UNKNOWN, (Evidence(span, note, here),)))

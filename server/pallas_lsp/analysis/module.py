@@ -335,7 +335,8 @@ def _parse_text(block: Block) -> BlockParse:
         blanked = _blank_newer_syntax(source)
         readable = libcst_may_read(source)
         if not readable:  # (say so: newer Python might accept what this interpreter refuses)
-            msg += f" (Python {sys.version_info[0]}.{sys.version_info[1]}'s parser; too large to check against newer syntax)"
+            msg += (f" (Python {sys.version_info[0]}.{sys.version_info[1]}'s parser;"
+                    " too large to check against newer syntax)")
         if (readable and _libcst_accepts(source)) or (not readable and blanked != source):
             # (Too large for libcst but readable once PEP 695 generics are blanked: take that.)
             try:
@@ -529,7 +530,8 @@ class ModuleIndex:
 
     def _merge_member(self, block: Block, bp: BlockParse) -> None:
         assert bp.root is not None
-        wrapper_class = bp.fact("wrapper_class", lambda bp: next((c for c in bp.root.children if c.kind == "class"), None))
+        wrapper_class = bp.fact("wrapper_class",
+                                lambda bp: next((c for c in bp.root.children if c.kind == "class"), None))
         if wrapper_class is None:
             return
         info = self.classes.setdefault(block.owner, ClassInfo(block.owner))

@@ -18,7 +18,8 @@ Shape = tuple[int, ...]
 
 _MAX_DEPTH = 8
 _NP = "jax.numpy."
-_FILLED = {f"{_NP}{n}" for n in ("zeros", "ones", "empty", "full")} | {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full")}
+_FILLED = ({f"{_NP}{n}" for n in ("zeros", "ones", "empty", "full")}
+           | {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full")})
 _LIKE = {f"{_NP}{n}" for n in ("zeros_like", "ones_like", "empty_like", "full_like", "asarray", "array")}
 _RANDOM = {f"jax.random.{n}" for n in ("normal", "uniform", "bernoulli", "randint", "truncated_normal")}
 _STRUCT = {"jax.ShapeDtypeStruct"}
@@ -42,7 +43,8 @@ def dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order = None, d
     return None
 
 
-def shape_literal(ev: Evaluator, node: ast.AST | None, scope: Scope, order: Order = None, depth: int = 0) -> Shape | None:
+def shape_literal(ev: Evaluator, node: ast.AST | None, scope: Scope, order: Order = None,
+                  depth: int = 0) -> Shape | None:
     """A shape written as a value: ``(8, 128)``, ``8``, ``(R // 2, C)``, ``x.shape`` of an array
     whose shape is known."""
     if node is None:
@@ -197,7 +199,8 @@ def _forwarded(ev: Evaluator, cs: CallSite, depth: int) -> list[Shape | None] | 
     skip = len([p for p in params if p[2] in ("posonly", "normal")])
     per_call: list[list[Shape | None] | None] = []
     for inv in ev.callers_of(fn):
-        sites = _jit_applications(ev, inv.site) if inv.how == "passed" else [inv.site] if inv.how in ("direct", "jit") else []
+        sites = (_jit_applications(ev, inv.site) if inv.how == "passed"
+                 else [inv.site] if inv.how in ("direct", "jit") else [])
         if not sites:
             return None
         for site in sites:
@@ -391,5 +394,5 @@ def _returns_zeros(ev: Evaluator, v: Value) -> bool | None:
     return verdict
 
 
-__all__ = ["Shape", "array_shape", "block_covers", "dimension", "kernel_ref_shapes", "operand_shapes", "param_shape", "shape_literal",
-           "struct_shapes"]
+__all__ = ["Shape", "array_shape", "block_covers", "dimension", "kernel_ref_shapes", "operand_shapes", "param_shape",
+           "shape_literal", "struct_shapes"]

@@ -212,7 +212,8 @@ class TransformFinder:
                     if t not in got:
                         got.append(finder._with_steps(t, paths.get(id(launch), ()), launch))
         for got in result.values():  # (this module's first, each module's in the order of its text)
-            got.sort(key=lambda t: (path_of(t.site.scope) != here, path_of(t.site.scope) or "", t.span.line, t.span.col))
+            got.sort(key=lambda t: (path_of(t.site.scope) != here, path_of(t.site.scope) or "", t.span.line,
+                                    t.span.col))
         return result
 
     def _with_steps(self, t: Transform, steps, launch: "Launch") -> Transform:
@@ -221,7 +222,8 @@ class TransformFinder:
         home = path_of(t.site.scope)
         where = path_of(launch.site.scope)
         through = tuple((self.index.span(cs.node, cs.scope), path_of(cs.scope),
-                         f"on the way to the launch: `{cs.scope.name}` calls `{self.index.code_of(cs.node.func, cs.scope)}`")
+                         f"on the way to the launch: `{cs.scope.name}` calls "
+                         f"`{self.index.code_of(cs.node.func, cs.scope)}`")
                         for cs in steps if path_of(cs.scope) not in (home, where))
         return replace(t, through=through) if through else t
 
@@ -418,8 +420,8 @@ def _all_stopped(ev: Evaluator, cs: CallSite) -> bool:
     return True
 
 
-__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "SHARD", "TRANSFORM_APIS", "Transform", "TransformFinder", "find_transforms", "is_built_launch",
-           "through_wrappers"]
+__all__ = ["BATCH", "DIFFERENTIATE", "KINDS", "REVERSE", "REVERSE_APIS", "SHARD", "TRANSFORM_APIS", "Transform",
+           "TransformFinder", "find_transforms", "is_built_launch", "through_wrappers"]
 
 
 def _enclosing_names(scope: Scope | None) -> set[str]:

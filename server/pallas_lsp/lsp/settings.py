@@ -47,8 +47,8 @@ _KEYS = {
     "debounce_ms": "debounce_ms", "codeLens": "code_lens", "whatIf": "what_if", "fixActions": "fix_actions",
     "unsafeFixes": "unsafe_fixes",
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
-    "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None, "interpreter": None,
-    "importStrategy": None, "trace": None, "backends": "backends",
+    "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None,
+    "interpreter": None, "importStrategy": None, "trace": None, "backends": "backends",
 }
 
 
@@ -99,7 +99,8 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
             updates[field_name] = value
         elif field_name == "max_file_bytes":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1000:
-                problems.append(f"pallas-lsp setting `{key}` must be a number of bytes (at least 1000); using the default")
+                problems.append(f"pallas-lsp setting `{key}` must be a number of bytes (at least 1000); "
+                                "using the default")
                 continue
             updates[field_name] = value
         elif field_name == "debounce_ms":

@@ -241,7 +241,8 @@ def _argref(v: Any, where: str) -> ArgRef:
         raise DetectionError(where, "must be an object with `position` and/or `keyword` (or `rest`)")
     unknown = set(v) - set(ARGUMENT_FIELDS)
     if unknown:
-        raise DetectionError(f"{where}.{sorted(unknown)[0]}", "unknown field (expected `position`, `keyword` or `rest`)")
+        raise DetectionError(f"{where}.{sorted(unknown)[0]}",
+                             "unknown field (expected `position`, `keyword` or `rest`)")
     if "rest" in v:
         rest = v["rest"]
         if set(v) != {"rest"}:
@@ -918,7 +919,8 @@ def _parse_one(obj: dict, where: str, *, allow_also: bool) -> Detection:
     u = obj.get("underline")
     underline_transform = u == "transform"
     if underline_transform and not transformed_by:
-        raise DetectionError(f"{where}.underline", "\"transform\" needs `transformedBy` (the transformation to point at)")
+        raise DetectionError(f"{where}.underline",
+                             "\"transform\" needs `transformedBy` (the transformation to point at)")
     underline_host = u == "host"
     if u is not None and u not in ("construct", "transform", "host"):
         uw = f"{where}.underline"

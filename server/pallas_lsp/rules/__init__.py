@@ -60,7 +60,8 @@ def discover_python_kinds(root: Path = KINDS_DIR, package: str = "pallas_lsp.kin
             problems.append(f"{where}: defines no PythonRule subclass with a code")
         for cls in found:
             if cls.record != kind.slug:
-                problems.append(f"{where}: {cls.__name__}.record is `{cls.record}`, not the folder's slug `{kind.slug}`")
+                problems.append(f"{where}: {cls.__name__}.record is `{cls.record}`, "
+                                f"not the folder's slug `{kind.slug}`")
             elif family_of(cls.code) is None:
                 problems.append(f"{where}: {cls.__name__}.code `{cls.code}` is in no family's range (kinds/ranges.py)")
             elif cls.code in taken:

@@ -163,7 +163,8 @@ class _Enclosing:
                 out.append((outer, reached))
         return out
 
-    def ref(self, p: ParamVal, node: ast.expr, scope: Scope, order, use: ast.Name, use_scope: Scope) -> ClosedRef | None:
+    def ref(self, p: ParamVal, node: ast.expr, scope: Scope, order, use: ast.Name,
+            use_scope: Scope) -> ClosedRef | None:
         """A parameter of a function an enclosing kernel runs (the kernel itself, or a helper
         it passes its Ref to), read as ``node``: the enclosing kernel's Ref it holds there."""
         ev = self.hit.ev
@@ -293,7 +294,8 @@ class ClosedOverRefRule(PythonRule):
     def report(self, hit: Hit, ref: ClosedRef, error: str, headline: str) -> Report:
         related: tuple[Related, ...] = ()
         if ref.origin is not None:
-            note = "the Ref is made here" if ref.made is not None else "the Ref is the enclosing kernel's, made by this launch"
+            note = ("the Ref is made here" if ref.made is not None
+                    else "the Ref is the enclosing kernel's, made by this launch")
             related = (Related(hit.span_of(*ref.origin), note),)
         outer = ref.enclosing
         if outer is not None and (ref.origin is None or ref.origin[0] is not outer.site.node.func):
