@@ -286,3 +286,54 @@ def test_alias_with_an_unknown_operand_dtype_is_quiet():
 def test_alias_when_two_calls_disagree_on_the_operand_is_quiet():
     text = ALIAS_HELPER.format(out="jnp.float32") + "z = _inplace(relu_kernel, jnp.zeros((4, 128)), jnp.float32)\n"
     assert found(text, "PAL603") == []
+
+
+PROGRAM_ID_DECORATOR = """
+
+@functools.partial(pl.pallas_call, out_shape=jax.ShapeDtypeStruct((16, 256), jnp.float32),
+                   grid={grid}, interpret=True)
+def tile_ids(o_ref):
+    o_ref[...] = jnp.full((16, 256), pl.program_id(-2), jnp.float32)
+
+
+tile_ids()
+"""
+
+
+def test_program_id_negative_axis_past_a_one_axis_grid():
+    # JAX: ValueError: Axis -2 is out of bounds for grid (2,)
+    text = PROGRAM_ID_DECORATOR.format(grid="2")
+    got = found(text, "PAL604")
+    assert [line for line, _ in got] == [line_of(text, "    o_ref[...] = jnp.full((16, 256), pl.program_id(-2), jnp.float32)")]
+    assert "grid axis -2" in got[0][1] and "1 grid axis" in got[0][1] and "grid (2,)" in got[0][1]
+
+
+def test_program_id_negative_axis_inside_a_two_axis_grid_is_quiet():
+    assert found(PROGRAM_ID_DECORATOR.format(grid="(2, 1)"), "PAL604") == []
+
+
+def test_program_id_with_a_grid_of_unknown_length_is_quiet():
+    assert found("GRID = make_grid()\n" + PROGRAM_ID_DECORATOR.format(grid="GRID"), "PAL604") == []
+
+
+PROGRAM_ID_PIPELINE = """
+
+def outer(x_hbm, o_hbm):
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + pl.program_id({axis})
+
+    pltpu.emit_pipeline(body, grid=(2, 2), in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+                        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)))(x_hbm, o_hbm)
+
+
+def run(x):
+    return pl.pallas_call(outer, out_shape=jax.ShapeDtypeStruct((16, 256), jnp.float32),
+                          in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                          out_specs=pl.BlockSpec(memory_space=pl.ANY))(x)
+"""
+
+
+def test_program_id_in_an_emit_pipeline_body_counts_the_pipeline_grid_not_the_launch():
+    # (the pipeline traces its body under its own grid, as jax's tpu_pallas_pipeline_test does
+    # under a gridless launch; not checked on CPU: emit_pipeline needs a TPU to trace)
+    assert found(PROGRAM_ID_PIPELINE.format(axis=1), "PAL604") == []

@@ -1,0 +1,1 @@
+"""PAL604: a kind with a Python rule (rule.py)."""
