@@ -337,3 +337,54 @@ def test_program_id_in_an_emit_pipeline_body_counts_the_pipeline_grid_not_the_la
     # (the pipeline traces its body under its own grid, as jax's tpu_pallas_pipeline_test does
     # under a gridless launch; not checked on CPU: emit_pipeline needs a TPU to trace)
     assert found(PROGRAM_ID_PIPELINE.format(axis=1), "PAL604") == []
+
+
+PROGRAM_ID_INNER_INDEX_MAP = """
+def outer(x_hbm, o_hbm):
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+    def row_block(i, j):
+        last = i == pl.num_programs(1) - 1
+        return (jnp.where(last, i, i), j)
+
+    spec = pl.BlockSpec((8, 128), row_block)
+    pltpu.emit_pipeline(body, grid=(2, 2), in_specs=[spec], out_specs=spec)(x_hbm, o_hbm)
+
+
+def run(x):
+    return pl.pallas_call(outer, out_shape=jax.ShapeDtypeStruct((16, 256), jnp.float32),
+                          in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                          out_specs=pl.BlockSpec(memory_space=pl.ANY))(x)
+"""
+
+
+def test_program_id_in_an_inner_pipelines_index_map_is_not_the_launchs():
+    # (tpu-inference's megablox gmm_v2 asks `pl.num_programs(1)` in the index map of a spec it
+    # hands to emit_pipeline under a gridless launch: correct code, run on TPUs every day)
+    assert found(PROGRAM_ID_INNER_INDEX_MAP, "PAL604") == []
+
+
+PROGRAM_ID_IN_A_BRANCH = """
+def accumulate(x_ref, o_ref, *, step=None):
+    s = pl.program_id(0) if step is None else step
+    o_ref[...] = x_ref[...] + s
+
+
+def kernel(x_ref, o_ref):
+    accumulate(x_ref, o_ref, step=1)
+
+
+def main():
+    x = jnp.zeros((8, 128), jnp.float32)
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""
+
+
+def test_a_program_id_that_may_not_run_is_quiet():
+    # Runs clean under jax 0.12.0.1 (the caller passes `step`, so program_id is never called);
+    # the analysis does not decide the conditional, so it stays quiet rather than guess
+    # (tpu-inference's fused_moe: `pl.program_id(0) if _gm_id is None else _gm_id`).
+    assert found(PROGRAM_ID_IN_A_BRANCH, "PAL604") == []
+    unguarded = PROGRAM_ID_IN_A_BRANCH.replace("pl.program_id(0) if step is None else step", "pl.program_id(0)")
+    assert [line for line, _ in found(unguarded, "PAL604")] == [line_of(unguarded, "    s = pl.program_id(0)")]

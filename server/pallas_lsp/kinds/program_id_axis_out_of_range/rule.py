@@ -9,13 +9,17 @@ from ...analysis.evaluate import CallVal, PartialVal, TupleVal
 from ...analysis.scopes import DecoratorSite
 from ...analysis.findings import Related
 from ...analysis.launch_specs import read_launch_specs
-from ...analysis.rule_api import Hit, Report
+from ...analysis.rule_api import NOT_KNOWN, Hit, Report
 from ...analysis.shapes import dimension
 from ...rules.base import PythonRule
 
 # Calls that trace a function under a grid of their own: a program id inside them is not the
 # launch's (emit_pipeline's body, a nested launch).
 _OWN_GRID_WORDS = ("pipeline", "pallas_call", "core_map", "kernel")
+# A function reached through a BlockSpec built in the kernel is an index map of an inner pipeline
+# (tpu-inference's megablox gmm_v2: `pl.num_programs(1)` in an emit_pipeline spec's index map,
+# correct code): it runs under that pipeline's grid, not the launch's.
+_SPEC_CALLS = (f"{api.PL}.BlockSpec",)
 
 
 class ProgramIdAxisOutOfRange(PythonRule):
@@ -42,6 +46,8 @@ class ProgramIdAxisOutOfRange(PythonRule):
     def check(self, hit: Hit) -> Report | None:
         if hit.launch.api.name != api.PALLAS_CALL or hit.reached is None or self._under_own_grid(hit):
             return None
+        if self._maybe_not_run(hit):
+            return None
         node = hit.argument(0, "axis")
         axis = hit.literal(node) if node is not None else None
         if not isinstance(axis, int) or isinstance(axis, bool):
@@ -66,6 +72,23 @@ class ProgramIdAxisOutOfRange(PythonRule):
         return Report(error, headline, related=tuple(related), fixable=False)
 
     @staticmethod
+    def _maybe_not_run(hit: Hit) -> bool:
+        """Tracing raises only if the call runs: quiet for one under an ``if`` whose test the
+        analysis cannot decide for its branch, or in a branch of a conditional expression
+        (tpu-inference's ``pl.program_id(0) if _gm_id is None else _gm_id``, whose callers all
+        pass ``_gm_id``)."""
+        for test, branch in hit.site.guards:
+            value = hit.literal(test)
+            if value is NOT_KNOWN or bool(value) != branch:
+                return True
+        func = hit.reached.scope.node if hit.reached is not None else None
+        for node in ast.walk(func) if func is not None else ():
+            if isinstance(node, ast.IfExp) and any(n is hit.site.node for part in (node.body, node.orelse)
+                                                   for n in ast.walk(part)):
+                return True
+        return False
+
+    @staticmethod
     def _under_own_grid(hit: Hit) -> bool:
         """The call is reached through a call, or a def decorated by one, that traces under a grid
         of its own (``pltpu.emit_pipeline``, a nested launch)."""
@@ -82,6 +105,9 @@ class ProgramIdAxisOutOfRange(PythonRule):
                 if isinstance(d, ast.Call):
                     applied.append((d.func, scope.parent or scope, None))
             scope = scope.parent
+        for site in reached.chain:
+            if isinstance(site.node, ast.Call) and ev.called_api(ev.value(site.node, site.scope, ev.order_of(site))) in _SPEC_CALLS:
+                return True
         for node, where, order in applied:
             v = ev.value(node, where, order)
             for _ in range(3):  # (``functools.partial(pltpu.emit_pipeline, ...)``, a factory call)
