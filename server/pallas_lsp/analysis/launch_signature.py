@@ -455,3 +455,101 @@ def _leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: in
 __all__ = ["KernelArity", "Leaf", "RefCounts", "applications", "array_dtype", "aval_words", "dtype_name",
            "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
            "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]
+
+
+# Control flow whose result has the structure of one of its arguments (the loop carry).
+_CARRY_ARG = {"jax.lax.fori_loop": 3, "jax.lax.while_loop": 2}
+# Calls that always return a tuple: (carry, stacked outputs).
+_ALWAYS_TUPLE = {"jax.lax.scan"}
+# Array methods: called on an array, they return an array.
+_ARRAY_METHODS = frozenset({"astype", "sum", "max", "min", "mean", "prod", "reshape", "transpose", "squeeze",
+                            "ravel", "flatten", "clip", "round", "cumsum", "any", "all", "argmax", "argmin",
+                            "swapaxes", "dot"})
+
+
+def returned_values(ev: Evaluator, kernel: Scope) -> list[ast.expr]:
+    """The ``return <value>`` expressions of a kernel ``def`` whose value is surely not None
+    (a bare ``return`` or one the analysis cannot tell is left out)."""
+    if kernel.kind != "function" or not isinstance(kernel.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(kernel.node)):
+        return []  # (a generator returns a generator object: another story)
+    return [r for r in kernel.returns if _surely_not_none(ev, kernel, r, 0)]
+
+
+def _own_nodes(fn: ast.AST):
+    """The nodes of ``fn``'s body, not those of functions, lambdas or classes defined in it."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _surely_not_none(ev: Evaluator, kernel: Scope, node: ast.expr, depth: int) -> bool:
+    """``node`` (in the kernel's body) evaluates to something other than None on every path:
+    a literal, an operator's result, a Ref or a Ref's load, a jnp result, a loop's non-None carry,
+    or a local name every assignment of which is such a value."""
+    if depth > _MAX_NEST:
+        return False
+    if isinstance(node, ast.Constant):
+        return node.value is not None
+    if isinstance(node, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.BinOp, ast.UnaryOp, ast.Compare,
+                         ast.ListComp, ast.DictComp, ast.SetComp, ast.JoinedStr)):
+        return True
+    if isinstance(node, ast.Subscript):
+        return _is_ref_param(kernel, node.value)
+    if isinstance(node, ast.Name):
+        if _is_ref_param(kernel, node):
+            return True
+        assigned = _local_assignments(kernel, node.id)
+        return bool(assigned) and all(_surely_not_none(ev, kernel, v, depth + 1) for v in assigned)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS and \
+                _surely_not_none(ev, kernel, func.value, depth + 1):
+            return True  # (a method of an array or a Ref's load; a module is neither)
+        called = ev.called_api(ev.value(func, kernel)) or ev.ext_name(ev.value(func, kernel)) or ""
+        if called in _ALWAYS_TUPLE:
+            return True
+        if called in _CARRY_ARG:
+            i = _CARRY_ARG[called]
+            init = node.args[i] if len(node.args) > i else \
+                next((k.value for k in node.keywords if k.arg == "init_val"), None)
+            return init is not None and _surely_not_none(ev, kernel, init, depth + 1)
+        return called.startswith("jax.numpy.") and called.count(".") == 2 and called not in _JNP_SEQUENCES
+    return False
+
+
+def _is_ref_param(kernel: Scope, node: ast.expr) -> bool:
+    """``node`` names one of the kernel's own Ref parameters (no default: the launch fills it)."""
+    if not isinstance(node, ast.Name) or _local_assignments(kernel, node.id):
+        return False
+    return any(name == node.id and default is None and how not in ("star", "kwstar")
+               for name, default, how in kernel.params)
+
+
+def _local_assignments(kernel: Scope, name: str) -> list[ast.expr]:
+    """Every value assigned to ``name`` in the kernel's own body; empty when it is bound any other
+    way too (a loop target, a with, an augmented or unpacking assignment...)."""
+    values: list[ast.expr] = []
+    for n in _own_nodes(kernel.node):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name) and t.id == name:
+                    values.append(n.value)
+                elif any(isinstance(s, ast.Name) and s.id == name for s in ast.walk(t)):
+                    return []
+        elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+            if n.value is None:
+                continue
+            values.append(n.value)
+        elif isinstance(n, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr,
+                            ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.ExceptHandler,
+                            ast.comprehension, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = {s.id for s in ast.walk(n) if isinstance(s, ast.Name) and isinstance(s.ctx, ast.Store)}
+            names = set(getattr(n, "names", ()) or ()) if isinstance(n, (ast.Global, ast.Nonlocal)) else set()
+            if name in bound or name in names or getattr(n, "name", None) == name:
+                return []
+    return values

@@ -1,0 +1,1 @@
+"""PAL605: a kind with a Python rule (rule.py)."""

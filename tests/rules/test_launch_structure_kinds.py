@@ -1,0 +1,105 @@
+"""The launch-structure kinds (PAL605-): what JAX checks about a launch's own arguments while it
+traces it. Each case was run under jax 0.12.0.1 (CPU, ``jax.jit(...).trace``); the clean twins
+trace clean. Shapes differ from the examples and the corpus on purpose."""
+from pallas_lsp.rules import analyse
+
+HEADER = """import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+"""
+
+
+def found(text: str, code: str) -> list[tuple[int, str]]:
+    return [(f.span.line, f.message) for f in analyse(HEADER + text, "/tmp/structure.py").findings if f.code == code]
+
+
+def line_of(text: str, needle: str) -> int:
+    return (HEADER + text).splitlines().index(needle) + 1
+
+
+RETURNS_CAST_RESULT = """
+
+def scaled_kernel(x_ref, o_ref):
+    y = x_ref[...] * 2.0
+    o_ref[...] = y
+    if True:
+        return y.astype(jnp.bfloat16)
+
+
+def build(shape):
+    return pl.pallas_call(scaled_kernel, out_shape=jax.ShapeDtypeStruct(shape, jnp.float32))
+
+
+jax.jit(build((8, 128))).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32))
+"""
+
+
+def test_kernel_returning_a_cast_local_from_a_launch_built_by_a_helper():
+    # JAX: ValueError: The kernel function in the pallas_call scaled_kernel ... should return None
+    got = found(RETURNS_CAST_RESULT, "PAL605")
+    assert [line for line, _ in got] == [line_of(RETURNS_CAST_RESULT, "        return y.astype(jnp.bfloat16)")]
+    assert "`scaled_kernel` returns a value" in got[0][1]
+
+
+def test_kernel_returning_a_tuple_of_loads():
+    text = """
+
+def pair_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+    return x_ref[...], o_ref[...]
+
+
+jax.jit(pl.pallas_call(pair_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))).trace(
+    jax.ShapeDtypeStruct((8, 128), jnp.float32))
+"""
+    # JAX: ... should return None. It returns a PyTree: PyTreeDef((*, *))
+    assert [line for line, _ in found(text, "PAL605")] == [line_of(text, "    return x_ref[...], o_ref[...]")]
+
+
+def test_loop_with_a_none_carry_returns_none_and_is_quiet():
+    text = """
+
+def body(i, carry):
+    return carry
+
+
+def scaled_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2.0
+    return jax.lax.fori_loop(0, 2, body, None)
+
+
+jax.jit(pl.pallas_call(scaled_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))).trace(
+    jax.ShapeDtypeStruct((8, 128), jnp.float32))
+"""
+    assert found(text, "PAL605") == []  # (traces clean: the carry is None)
+
+
+def test_return_of_an_unknown_helper_call_is_quiet():
+    text = """
+from helpers import store
+
+
+def copy_kernel(x_ref, o_ref):
+    return store(o_ref, x_ref[...])
+
+
+jax.jit(pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))).trace(
+    jax.ShapeDtypeStruct((8, 128), jnp.float32))
+"""
+    assert found(text, "PAL605") == []  # (the helper may return None: never guess)
+
+
+def test_a_local_reassigned_in_a_loop_is_quiet():
+    text = """
+
+def acc_kernel(x_ref, o_ref):
+    acc = None
+    for i in range(2):
+        acc = x_ref[...]
+    o_ref[...] = x_ref[...]
+    return acc
+"""
+    assert found(text, "PAL605") == []
