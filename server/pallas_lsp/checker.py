@@ -68,6 +68,8 @@ class Checker:
     base: Config = field(default_factory=Config)
     use_file_config: bool = True
     max_file_bytes: int = MAX_SOURCE_BYTES  # larger files get one PAL903 and are never read
+    # (jax-version, where written, root) -> releases.ReleaseChoice: each environment read once a run
+    _releases: dict = field(default_factory=dict, repr=False)
 
     def file_config(self, path: Path) -> Config:
         """The file's own settings (its pyproject.toml), rules not checked yet: the records they
@@ -90,7 +92,32 @@ class Checker:
             merged = replace(merged, select=self.base.select)
         if self.base.backends is not None:  # (and --backends over the file's `backends`)
             merged = replace(merged, backends=self.base.backends)
+        if self.base.jax_version is not None:  # (and --jax-version over the file's `jax-version`)
+            merged = replace(merged, jax_version=self.base.jax_version, jax_version_from=self.base.jax_version_from)
         return merged
+
+    def release_for(self, cfg: Config):
+        """The jax release the file is checked against (releases.ReleaseChoice): the settings'
+        ``jax-version``, else the jax of the workspace's environment (a ``.venv`` beside the
+        pyproject.toml, or at the checked tree's root), else pallas-lsp's own, else the newest."""
+        from .releases import choose_release
+
+        root = Path(cfg.source).parent if cfg.source else self._root()
+        key = (cfg.jax_version, cfg.jax_version_from, str(root))
+        got = self._releases.get(key)
+        if got is None:
+            got = self._releases[key] = choose_release(cfg.jax_version, None, root,
+                                                       explicit_from=cfg.jax_version_from or "setting")
+        return got
+
+    def _root(self) -> Path:
+        root = getattr(self.program, "root", None)
+        return Path(root) if root is not None else Path.cwd()
+
+    def _release(self, cfg: Config):
+        from .releases import analysis_release
+
+        return analysis_release(self.release_for(cfg).release_used)
 
     program: object = None  # analysis.program.Program: follow imports across the checked tree
 
@@ -127,12 +154,14 @@ class Checker:
                 return findings
             return self._analyse_in(path, cfg)
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
-                                     backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
+                                     backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
+                                     release=self._release(cfg))
         return result.findings
 
     def _analyse_in(self, path: str, cfg: Config) -> list[Finding]:
         result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
-                                        backends=cfg.backends or (), assume_interpret=cfg.assume_interpret)
+                                        backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
+                                        release=self._release(cfg))
         # One finding per failing construct: the reminders at launches in other modules are for editors.
         return [f for f in result.findings if not f.secondary]
 
@@ -144,7 +173,8 @@ class Checker:
     def settings_key(self, cfg: Config) -> str:
         from .cache import content_hash
 
-        return content_hash(f"{self.cache_settings}\0{cfg!r}")
+        # (the release used, not only the setting: the workspace's jax may change under it)
+        return content_hash(f"{self.cache_settings}\0{cfg!r}\0{self.release_for(cfg).release_used}")
 
     def _cached(self, path: str, cfg: Config) -> list[Finding]:
         cache = self.cache

@@ -101,7 +101,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
     base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []),
-                  assume_interpret=args.assume_interpret, backends=backends)
+                  assume_interpret=args.assume_interpret, backends=backends,
+                  jax_version=args.jax_version, jax_version_from="--jax-version" if args.jax_version else None)
     from .runtime import tune_gc
 
     tune_gc(batch=True)
@@ -117,6 +118,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     loaded_records: set[str] = set()  # each records file once, however many files share it
     results = []
     project_records: list[str] = []  # records files the checked files' pyproject.toml name, loaded
+    releases: dict = {}  # path -> releases.ReleaseChoice: the jax each file is checked against
 
     def config_of(path: Path):
         """The file's settings; the records files they name loaded once each (a project's
@@ -140,7 +142,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 checker.engine = default_engine(records=store.records)
             checker.cache_settings = _cache_settings(store)
         cfg = checker.config_for(path, own)
-        for prob in cfg.problems:
+        choice = checker.release_for(cfg)
+        releases[str(path)] = choice
+        for prob in cfg.problems + ((choice.problem,) if choice.problem else ()):
             if prob not in seen_cfg_problems:
                 seen_cfg_problems.add(prob)
                 _warn(f"config: {prob}")
@@ -207,9 +211,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         cache.save()
     urls = {r.slug: r.github_url for r in store.records}
     if fixing:
-        rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls)
+        rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls, releases)
     else:
-        _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe)
+        _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe, releases=releases)
         rc = 1 if any(fs for _, fs in results) else 0
     return 0 if args.exit_zero else rc
 
@@ -243,7 +247,8 @@ def _cache_settings(store) -> str:
     return content_hash(repr([(r.slug, r.source, repr(r)) for r in store.records]))
 
 
-def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict) -> int:
+def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict,
+                  releases: dict | None = None) -> int:
     """``--fix``: write the fixed files, show what is left and ``Fixed N problems (M remaining)``;
     ``--diff``: print the changes as a unified diff instead (exit 1 when there are any)."""
     from .checker import unified_diff, write_fixed
@@ -263,12 +268,13 @@ def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: l
         if why is not None:  # (the findings shown are those of the fixed text: say it is not on disk)
             _warn(f"{r.path}: not written: {why}")
             applied -= r.applied
-    _print_findings(args, results, rules, urls, unsafe=bool(args.unsafe_fixes))
+    _print_findings(args, results, rules, urls, unsafe=bool(args.unsafe_fixes), releases=releases)
     print(f"Fixed {applied} problem{'s' if applied != 1 else ''} ({remaining} remaining)", file=sys.stderr)
     return 1 if remaining else 0
 
 
-def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None, *, unsafe: bool = False) -> None:
+def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None, *, unsafe: bool = False,
+                    releases: dict | None = None) -> None:
     from .output import statistics, statistics_text, to_github, to_json, to_sarif, to_text
 
     fmt = args.output_format
@@ -279,13 +285,13 @@ def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=No
         print(json.dumps(rows, indent=2) if fmt == "json" else statistics_text(rows))
         return
     if fmt == "json":
-        out = to_json(results)
+        out = to_json(results, releases)
     elif fmt == "sarif":
         out = to_sarif(results, list(rules or ()), urls or {})
     elif fmt == "github":
         out = to_github(results)
     else:
-        out = to_text(results)
+        out = to_text(results, releases=releases)
     if out:
         print(out)
 
@@ -430,6 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what would break when debugging on a CPU: analyse compiled launches as if launched "
                         "with interpret=True, TPU interpret params or GPU interpret params (such findings say "
                         "so and carry \"assumed\" in JSON)")
+    c.add_argument("--jax-version", metavar="VERSION",
+                   help="the jax release the code runs on (e.g. 0.10.2): whose lowering tables and GPU defaults "
+                        "are used; wins over the `jax-version` setting (default: the jax of the workspace's "
+                        "environment)")
     c.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when there are findings (2 still means a usage or internal error)")
     c.set_defaults(func=cmd_check)

@@ -6,6 +6,7 @@
     records = ["errors/extra-records.json"]        # relative to the pyproject.toml
     backends = ["tpu", "mosaic_gpu"]               # the accelerators this code ships to
     what-if = false                                # no interpret-readiness lenses or "Debug on CPU"
+    jax-version = "0.10.2"                         # the jax the code runs on (default: the workspace's)
 
 A bad value gets a readable problem and the default; it never stops the analysis. An unknown
 rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
@@ -56,6 +57,10 @@ class Config:
     # ``cache-dir``: where ``check`` keeps its cache, as written (relative to the pyproject's
     # folder); :func:`cache_folder` checks it stays inside.
     cache_dir: str | None = None
+    # ``jax-version``: the jax release the code runs on, as written (releases.choose_release
+    # checks it), and where it was written (a pyproject.toml, "--jax-version", "jaxVersion").
+    jax_version: str | None = None
+    jax_version_from: str | None = None
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -70,6 +75,8 @@ class Config:
             assume_interpret=self.assume_interpret or other.assume_interpret,
             what_if=self.what_if if self.what_if is not None else other.what_if,
             cache_dir=self.cache_dir if self.cache_dir is not None else other.cache_dir,
+            jax_version=self.jax_version if self.jax_version is not None else other.jax_version,
+            jax_version_from=self.jax_version_from if self.jax_version is not None else other.jax_version_from,
         )
 
 
@@ -92,6 +99,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     select = ignore = records = backends = None
     what_if: bool | None = None
     cache_dir: str | None = None
+    jax_version: str | None = None
     for key, value in table.items():
         if key == "select":
             select = _string_list(value, key, where, problems)
@@ -112,12 +120,18 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
                 cache_dir = value
             else:
                 problems.append(f"{where}: `cache-dir` must be a path; using the default")
+        elif key == "jax-version":
+            if isinstance(value, str):
+                jax_version = value  # (its form is checked where the release is chosen)
+            else:
+                problems.append(f"{where}: `jax-version` must be a string such as \"0.10.2\"; using the default")
         else:
             problems.append(f"{where}: unknown setting `{key}` "
-                            "(known: select, ignore, records, backends, what-if, cache-dir)")
+                            "(known: select, ignore, records, backends, what-if, cache-dir, jax-version)")
     # (select/ignore as written: their rules are checked once the run's records are loaded)
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
-                  backends=backends, what_if=what_if, cache_dir=cache_dir)
+                  backends=backends, what_if=what_if, cache_dir=cache_dir,
+                  jax_version=jax_version, jax_version_from=where if jax_version is not None else None)
 
 
 def cache_folder(cfg: Config, default: Path) -> tuple[Path, str | None]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from . import __version__
 from .analysis.findings import Finding
@@ -106,11 +106,25 @@ def finding_json(path: str, f: Finding) -> dict:
     }
 
 
-def to_json(results: Iterable[FileFindings]) -> str:
-    return json.dumps([finding_json(p, f) for p, fs in results for f in fs], indent=2)
+def to_json(results: Iterable[FileFindings], releases: Mapping[str, object] | None = None) -> str:
+    """The findings as a list; with ``releases`` (path -> releases.ReleaseChoice) a finding whose
+    file is not checked against the default release carries the ``jax`` it was checked against:
+    ``{version_found, release_used, source, note}`` (the default adds nothing: the keys consumers
+    know stay as they were)."""
+    shown = {p: c.as_json() for p, c in (releases or {}).items() if not c.is_default}
+    return json.dumps([{**finding_json(p, f), **({"jax": shown[p]} if p in shown else {})}
+                       for p, fs in results for f in fs], indent=2)
 
 
-def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> str:
+def release_words(releases: Mapping[str, object] | None) -> str:
+    """`` (jax 0.10.2 from .venv)`` for a summary line, when some file is not checked against the
+    default (the pinned release, found nowhere else); "" otherwise."""
+    shown = sorted({c.summary() for c in (releases or {}).values() if not c.is_default})
+    return f" ({'; '.join(shown)})" if shown else ""
+
+
+def to_text(results: Iterable[FileFindings], *, show_related: bool = True,
+            releases: Mapping[str, object] | None = None) -> str:
     lines: list[str] = []
     count = files = 0
     for path, fs in results:
@@ -124,8 +138,9 @@ def to_text(results: Iterable[FileFindings], *, show_related: bool = True) -> st
                 for i, r in enumerate(f.related):
                     lines.append(f"    {printable(_show(r.path, path))}:{_related_where(f, i, r.span.line)}: "
                                  f"{printable(r.message)}")
-    lines.append(f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}."
-                 if count else "No problems found.")
+    jax = release_words(releases)
+    lines.append(f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}{jax}."
+                 if count else f"No problems found{jax}.")
     return "\n".join(lines)
 
 

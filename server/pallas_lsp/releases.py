@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from .analysis.contexts import JaxRelease
 from .environment import environment_prefix, workspace_jax_version
-from .lowering import PINNED_RELEASE, shipped_releases
+from .lowering import PINNED_RELEASE, release_facts, shipped_releases
 
 # Where the version came from (ReleaseChoice.source), beside the setting's own label
 # ("--jax-version", a pyproject.toml, "jaxVersion") and the workspace environment's folder.
@@ -117,3 +119,12 @@ def choose_release(explicit: str | None, environment_setting: str | None, root: 
         used, note = map_to_shipped(version)
         return ReleaseChoice(found, used, source, note, problem)
     return ReleaseChoice(None, shipped_releases()[-1], DEFAULT, "", problem)
+
+
+@lru_cache(maxsize=None)
+def analysis_release(release: str) -> JaxRelease:
+    """What the analysis needs of a shipped release, as plain values (the pinned release's
+    version is left "": the rules' defaults, and the analysis caches' keys, stay as they were)."""
+    facts = release_facts(release)
+    return JaxRelease("" if release == PINNED_RELEASE else release, facts.gpu_pallas_call_default,
+                      (facts.mosaic_gpu_default_lowering_semantics or "Warpgroup").lower(), facts.public_names)

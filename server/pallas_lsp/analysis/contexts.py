@@ -12,9 +12,31 @@ What JAX does (measured under jax 0.12, see docs/contexts.md):
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from .module import Span
+
+
+@dataclass(frozen=True)
+class JaxRelease:
+    """The jax release the code is checked against, as plain values (the caller reads them
+    from that release's shipped facts; the defaults are the pinned release's)."""
+
+    version: str = ""  # the shipped release whose tables the rules read ("": the pinned one)
+    # The backend a GPU ``pl.pallas_call`` without compiler params lowers through.
+    gpu_pallas_call_backend: str = "triton"  # or "mosaic_gpu" (0.10.2)
+    # Mosaic GPU's lowering semantics when the code does not say ("warpgroup" or "lane").
+    mosaic_gpu_semantics: str = "warpgroup"
+    # Module -> its public names (empty: not known, every API taken to exist).
+    public_names: "Mapping[str, frozenset[str]]" = field(default_factory=dict, compare=False, hash=False)
+
+    def lacks_api(self, qualified: str) -> bool:
+        """Whether the release surely does not export ``qualified`` (``jax.experimental.pallas.
+        mosaic_gpu.InterpretGPUParams``): its module's public names are known and lack it."""
+        module, _, name = qualified.rpartition(".")
+        names = self.public_names.get(module)
+        return names is not None and name not in names
 
 
 class Mode(str, enum.Enum):

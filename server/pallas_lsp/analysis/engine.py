@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from .caches import AnalysisCaches
-from .contexts import Context, Evidence, Mode
+from .contexts import Context, Evidence, JaxRelease, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
 from .rule_api import Hit, LaunchView, Report, Rule, RuleSet, call_keys
@@ -217,13 +217,13 @@ class Engine:
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
                 ignore: Iterable[str] = (), backends: Iterable[str] = (),
-                assume_interpret: str | None = None) -> AnalysisResult:
+                assume_interpret: str | None = None, release: JaxRelease | None = None) -> AnalysisResult:
         """One module on its own. ``backends``: the accelerators the code ships to (the
         ``backends`` setting), for compiled launches whose backend the code does not say.
         ``assume_interpret`` ("true", "tpu", "gpu"): analyse compiled launches as if launched in
         that interpret mode (what would break when debugging on a CPU)."""
         rules = self._active(select, ignore)
-        ship = ContextOptions.of(backends, assume_interpret)
+        ship = ContextOptions.of(backends, assume_interpret, release)
         if not (self.incremental and path):
             return self._analyse(text, path, rules, None, ship)
         with self._memo_lock:
@@ -243,7 +243,7 @@ class Engine:
 
     def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
                    ignore: Iterable[str] = (), backends: Iterable[str] = (),
-                   assume_interpret: str | None = None) -> AnalysisResult:
+                   assume_interpret: str | None = None, release: JaxRelease | None = None) -> AnalysisResult:
         """A module as part of the workspace: launches in the modules that import it and in the
         modules it imports are followed too, so a helper open alone shows what reaches it, and a
         test that launches an imported kernel shows where that kernel fails."""
@@ -252,7 +252,7 @@ class Engine:
         path = os.path.abspath(path)
         got = program.load(path)
         if got is None:
-            return self.analyse("", path, select=select, ignore=ignore)
+            return self.analyse("", path, select=select, ignore=ignore, release=release)
         index, ev = got
         rules = self._active(select, ignore)
         units = [path]
@@ -271,7 +271,7 @@ class Engine:
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)
-        ship = ContextOptions.of(backends, assume_interpret)
+        ship = ContextOptions.of(backends, assume_interpret, release)
         rules_key = rules.key + ship.key
         for unit in units:
             ugot = program.load(unit)
@@ -330,7 +330,7 @@ class Engine:
                 change = None
         finder = LaunchFinder(index, ev, memo.wrappers if memo is not None else None, change)
         items = finder.items()
-        resolver = ContextResolver(index, ev, [])
+        resolver = ContextResolver(index, ev, [], options.release)
         keep = memo is not None and not resolver.module_wide
         fingerprint = finder.fingerprint()
         previous: dict[int, Entry] = {}
@@ -429,7 +429,7 @@ class Engine:
                     launch = _moved(launch, e.layout, index)
                 self._recording(ev, index, None)
                 before = len(candidates)
-                self._check(launch, e.reached, ev, index, rules, launches, {}, candidates)
+                self._check(launch, e.reached, ev, index, rules, launches, {}, candidates, options.release)
                 # (Reports are kept in the positions of the text the layout describes only.)
                 e.candidates = candidates[before:] if in_place else None
                 e.kernel_counts = _kernel_counts(launches, launch)
@@ -438,7 +438,7 @@ class Engine:
             before = len(candidates)
             # (A shared callee cache would hide what one launch reads behind another's.)
             self._check(launch, e.reached, ev, index, rules, launches,
-                        {} if keep else callee_cache, candidates)
+                        {} if keep else callee_cache, candidates, options.release)
             e.reported = len(candidates) > before
             if keep:
                 e.candidates, e.kernel_counts = candidates[before:], _kernel_counts(launches, launch)
@@ -466,10 +466,11 @@ class Engine:
         index.deps = deps
 
     def _check(self, launch: Launch, reached: list[Reached], ev: Evaluator, index: ModuleIndex, rules: RuleSet,
-               launches: list[Launch], callee_cache: dict, candidates: list[Candidate]) -> None:
+               launches: list[Launch], callee_cache: dict, candidates: list[Candidate],
+               release: JaxRelease = JaxRelease()) -> None:
         """Each context of the launch: the launch's rules, then each reached call to the rules
         that name its API (a call no rule names costs a lookup)."""
-        whole = LaunchView(launch, ev, index, reached, launches)
+        whole = LaunchView(launch, ev, index, reached, launches, release)
         per_kernels: dict[tuple[int, ...], LaunchView] = {}
         launch_rules = rules.for_launch(launch.api.name)
 
@@ -489,7 +490,8 @@ class Engine:
                 key = tuple(id(k) for k in ctx.kernels)
                 got = per_kernels.get(key)
                 if got is None:
-                    got = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches)
+                    got = per_kernels[key] = LaunchView(launch, ev, index, reach(ev, list(ctx.kernels)), launches,
+                                                                    release)
                 view = got
             if launch_rules:
                 plain = Hit("launch", launch.api.name, launch.site, view, ctx)
@@ -654,16 +656,19 @@ class ContextOptions:
 
     backends: tuple[str, ...] = ()
     assume_interpret: str | None = None
+    release: JaxRelease = JaxRelease()  # the jax release the code is checked against
 
     @staticmethod
-    def of(backends: Iterable[str] = (), assume_interpret: str | None = None) -> "ContextOptions":
+    def of(backends: Iterable[str] = (), assume_interpret: str | None = None,
+           release: JaxRelease | None = None) -> "ContextOptions":
         if assume_interpret is not None and assume_interpret not in ASSUMED_MODES:
             raise ValueError(f"assume_interpret must be one of {', '.join(ASSUMED_MODES)}, not {assume_interpret!r}")
-        return ContextOptions(normalise_backends(backends), assume_interpret)
+        return ContextOptions(normalise_backends(backends), assume_interpret, release or JaxRelease())
 
     @property
     def key(self) -> tuple:
-        return self.backends + ((f"assume:{self.assume_interpret}",) if self.assume_interpret else ())
+        return self.backends + ((f"assume:{self.assume_interpret}",) if self.assume_interpret else ()) \
+            + ((f"jax:{self.release.version}",) if self.release.version else ())
 
     def apply(self, contexts: list[Context], launch: Launch, resolver: ContextResolver) -> list[Context]:
         if self.assume_interpret is not None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 import ast
 
 from . import api, classes, skips
-from .contexts import Context, ContextSet, Evidence, Mode
+from .contexts import Context, ContextSet, Evidence, JaxRelease, Mode
 from .evaluate import (
     CallVal, Const, Decorated, Evaluator, Ext, FuncVal, Invocation, Order, ParamVal, PartialVal, TupleVal, Value,
 )
@@ -431,8 +431,10 @@ _TEST_PREFIX = "test"
 
 
 class ContextResolver:
-    def __init__(self, index: ModuleIndex, ev: Evaluator, launches: list[Launch]) -> None:
+    def __init__(self, index: ModuleIndex, ev: Evaluator, launches: list[Launch],
+                 release: JaxRelease = JaxRelease()) -> None:
         self.index = index
+        self.release = release  # (its GPU lowering defaults decide a plain GPU pallas_call's backend)
         self.ev = ev
         self.launches = launches
         self._cover_cache: dict[tuple[int, int], bool] = {}
@@ -1075,6 +1077,8 @@ class ContextResolver:
         if lowering is not None:
             if lowering[1] == "tpu":
                 return Mode.TPU, ""
+            if self.release.gpu_pallas_call_backend == "mosaic_gpu":  # (jax 0.10: Mosaic GPU by default)
+                return Mode.MOSAIC_GPU, f" (Mosaic GPU by default in jax {self.release.version})"
             return Mode.TRITON, ""
         return Mode.COMPILED, ""
 
@@ -1096,16 +1100,17 @@ class ContextResolver:
 
     def _lowering_semantics(self, launch: Launch) -> str:
         """Mosaic GPU's lowering semantics from ``plgpu.CompilerParams(lowering_semantics=...)``
-        ("warpgroup" when not given or not known)."""
+        (the release's default when not given or not known)."""
+        default = self.release.mosaic_gpu_semantics
         opt = launch.options.get("compiler_params")
         if opt is None:
-            return "warpgroup"
+            return default
         v = self.ev.value(*opt)
         if not isinstance(v, CallVal):
-            return "warpgroup"
+            return default
         node = self.ev.kwarg(v.site, "lowering_semantics")
         if node is None:
-            return "warpgroup"
+            return default
         sem = self.ev.ext_name(self.ev.value(node, v.site.scope, v.order)) or ""
         return "lane" if sem.endswith(".Lane") else "warpgroup"
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator, Literal, Sequence
 
 from . import api
-from .contexts import Context, Mode
+from .contexts import Context, JaxRelease, Mode
 from .evaluate import _NO as NOT_KNOWN
 from .evaluate import CallVal, Const, Decorated, Evaluator, Ext, Frames, Order, PartialVal, Value
 from .findings import Fix, Related
@@ -48,6 +48,7 @@ class LaunchView:
     index: ModuleIndex
     reached: "list[Reached]"
     all_launches: "list[Launch]" = field(default_factory=list)
+    release: JaxRelease = field(default_factory=JaxRelease)  # the jax the code is checked against
 
 
 @dataclass
@@ -66,6 +67,10 @@ class Hit:
     callee: Value | None = None
     # For a rule about transformations: the one (``jax.grad(...)``...) this hit is about.
     transform: "Transform | None" = None
+
+    @property
+    def release(self) -> JaxRelease:
+        return self.view.release
 
     @property
     def ev(self) -> Evaluator:

@@ -46,6 +46,11 @@ def _dispatch_keys() -> frozenset[str]:
     return frozenset(keys)
 
 
+def _tables(hit: Hit):
+    """The tables of the jax release the code is checked against (the pinned one by default)."""
+    return tables(hit.release.version) if hit.release.version else tables()
+
+
 def _backends(hit: Hit) -> tuple[str, ...]:
     ctx = hit.context
     if ctx.mode == Mode.TPU:
@@ -69,7 +74,7 @@ def _function(hit: Hit) -> str | None:
         name = f"{_ARRAY}at[].{method}"
     else:
         name = _ARRAY + method
-    return name if tables().knows(name) else None
+    return name if _tables(hit).knows(name) else None
 
 
 class _Array:
@@ -282,7 +287,7 @@ def _operator_emits(hit: Hit) -> frozenset[str] | None:
     node = hit.site.node
     if not _surely_array(hit, node.value):
         return None
-    t = tables()
+    t = _tables(hit)
     function = _operator_function(hit.api)
     if isinstance(node, ast.Attribute):
         emitted = t.emitted(function, {"arg_dtype": "float32"})
@@ -334,7 +339,7 @@ def _call_emits(hit: Hit) -> frozenset[str] | None:
     if not hit.api.startswith(".") and positional \
             and all(v is not UNKNOWN and not isinstance(v, _Array) for v in positional):
         return None  # (Python constants only: jnp.array(42) is a constant, no primitive is traced)
-    t = tables()
+    t = _tables(hit)
     # Keywords the tables never traced a variant on did not change what was traced: left out
     # (an untraced value of a keyword that does matter still makes the answer inexact).
     matters = t.fact_names(function)
@@ -387,7 +392,7 @@ class PrimitiveNotLowered(PythonRule):
         always = _operator_emits(hit) if hit.kind == "operator" else _call_emits(hit)
         if always is None:
             return None
-        t = tables()
+        t = _tables(hit)
         backends = _backends(hit)
         missing = {b: sorted(p for p in always if not t.lowers(b, p)) for b in backends}
         if len(backends) > 1:  # backend unknown: only what none lowers
