@@ -1,0 +1,267 @@
+"""The block mappings of a ``pl.pallas_call`` as the Mosaic TPU lowering checks them.
+
+Before it lowers the kernel, ``_check_block_mappings`` (``jax/_src/pallas/mosaic/lowering.py``)
+walks the launch's block mappings, inputs first (``args[i]`` counting the scalar-prefetch
+operands, which have no mapping) then outputs, and raises for the first one it refuses: a
+rank-0 block, a windowed block in ``ANY``/``HBM``, a block of rank >= 2 whose last two dims are
+neither multiples of (8, 128) nor the array's, a rank-1 block that is not a legal 1-D tile.
+Trivially windowed SMEM blocks are skipped. This module reads each mapping as far as the code
+spells it (block dims, array shape, dtype, memory space) and says which check it surely fails;
+a fact the code does not say leaves the verdict unknown, and a rule built on it stays quiet.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from . import api
+from .evaluate import CallVal, Const, Evaluator, Ext, Order
+from .launch_signature import array_dtype, flat_operand_leaves, flat_output_leaves
+from .launch_specs import SpecEntry, read_launch_specs, spec_tree
+from .scopes import Scope
+from .shapes import Shape, array_shape, dimension
+
+Where = tuple[ast.AST, Scope, Order]
+
+_BLOCK_SPEC = f"{api.PL}.BlockSpec"
+_SQUEEZED = {f"{api.PL}.Squeezed", f"{api.PL}.squeezed"}
+_BLOCKED = f"{api.PL}.Blocked"
+# The (sublane, lane) tile the last two dims of a block of rank >= 2 must divide into.
+SUBLANES, LANES = 8, 128
+
+# The verdicts of one block mapping, in the order ``_check_block_mappings`` tests them.
+TILING = "tpu-block-tiling"
+
+
+@dataclass
+class BlockDim:
+    """One entry of a block shape: its size (a squeezed dim is 1), or None when not known."""
+
+    size: int | None
+    squeezed: bool = False
+
+
+@dataclass
+class TpuBlock:
+    """One block mapping of a pallas_call: the BlockSpec, what it maps, and where it is written."""
+
+    entry: SpecEntry
+    where: Where  # what to underline: the BlockSpec (or where a helper's spec is used)
+    origin: str  # as the message names it: ``args[1]``, ``outputs[0]``
+    dims: list[BlockDim] | None  # None: no block shape (the whole array), or not readable
+    has_block_shape: bool
+    array: Shape | None
+    dtype: str | None
+    memory_space: str | None  # "default", "vmem", "smem", "any", "hbm", or None when not known
+    related: list[tuple[Where, str]] = field(default_factory=list)
+
+    def block_words(self) -> str:
+        if self.dims is None:
+            return "?"
+        parts = ["None" if d.squeezed else ("?" if d.size is None else str(d.size)) for d in self.dims]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+@dataclass
+class BlockDefect:
+    """The check a block mapping surely fails: ``kind`` the error kind's slug, ``detail`` the
+    numbers to say."""
+
+    kind: str
+    block: TpuBlock
+    detail: str
+
+
+def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
+    """The launch's BlockSpecs in the order the lowering checks them (None for a launch whose
+    specs cannot be read; specs the code does not write, the default whole-array blocks, are
+    not listed)."""
+    specs = read_launch_specs(ev, launch)
+    if specs is None or specs.num_scalar_prefetch is None:
+        return None
+    operands = _agreed_leaves(ev, launch)
+    outputs = flat_output_leaves(ev, launch)
+    blocks: list[TpuBlock] = []
+    for role, option in (("in", specs.in_specs), ("out", specs.out_specs)):
+        if option is None:
+            continue
+        leaves: list[SpecEntry] = []
+        tree = spec_tree(ev, option, role, leaves)
+        if not tree.known:
+            return None
+        for entry in leaves:
+            if role == "in":
+                position = specs.num_scalar_prefetch + entry.position
+                origin = f"args[{position}]"
+                value = operands[position] if operands is not None and position < len(operands) else None
+            else:
+                single = tree.kind == "leaf"
+                origin = "outputs" if single else f"outputs[{entry.position}]"
+                value = outputs[entry.position] if outputs is not None and entry.position < len(outputs) else None
+            blocks.append(_block(ev, entry, origin, value))
+    return blocks
+
+
+def _agreed_leaves(ev: Evaluator, launch) -> list[Where] | None:
+    """The flattened operands of the launch's one application (several applications: only
+    where they pass arrays of one shape each, the first standing for all)."""
+    per_call = flat_operand_leaves(ev, launch)
+    if not per_call:
+        return None
+    first = per_call[0]
+    for other in per_call[1:]:
+        if len(other) != len(first):
+            return None
+        for a, b in zip(first, other):
+            sa, sb = array_shape(ev, *a), array_shape(ev, *b)  # type: ignore[arg-type]
+            if sa is None or sa != sb:
+                return None
+    return first
+
+
+def _block(ev: Evaluator, entry: SpecEntry, origin: str, value: Where | None) -> TpuBlock:
+    call = entry.call
+    where: Where = entry.item if entry.made_in_helper else (call.site.node, call.site.scope, call.order)
+    with ev.within(call.frames):
+        dims, has_block = _dims(ev, call)
+        space = _memory_space(ev, call)
+    array = array_shape(ev, *value) if value is not None else None  # type: ignore[arg-type]
+    dtype = array_dtype(ev, *value) if value is not None else None  # type: ignore[arg-type]
+    related = [(value, "the array it maps")] if value is not None else []
+    return TpuBlock(entry, where, origin, dims, has_block, array, dtype, space, related)
+
+
+def _spec_arg(ev: Evaluator, call: CallVal, position: int, keyword: str) -> ast.expr | None:
+    site = call.site
+    node = ev.kwarg(site, keyword)
+    if node is None and not site.has_star:
+        node = ev.posarg(site, position)
+    return node
+
+
+def _dims(ev: Evaluator, call: CallVal) -> tuple[list[BlockDim] | None, bool]:
+    """The block shape's dims, and whether the spec has a block shape at all."""
+    node = _spec_arg(ev, call, 0, "block_shape")
+    scope, order = call.site.scope, call.order
+    if node is None or _is_none(ev, node, scope, order):
+        return None, False
+    node, scope, order = _written(ev, node, scope, order)
+    if not isinstance(node, (ast.Tuple, ast.List)):
+        c = ev.const(node, scope, order)
+        if isinstance(c, tuple) and all(isinstance(d, int) or d is None for d in c):
+            return [BlockDim(1, True) if d is None else BlockDim(d) for d in c], True
+        return None, True
+    if any(isinstance(e, ast.Starred) for e in node.elts):
+        return None, True
+    return [_dim(ev, e, scope, order) for e in node.elts], True
+
+
+def _is_none(ev: Evaluator, node: ast.AST, scope: Scope, order: Order) -> bool:
+    v = ev.value(node, scope, order)
+    return isinstance(v, Const) and v.value is None
+
+
+def _written(ev: Evaluator, node: ast.AST, scope: Scope, order: Order) -> Where:
+    """The tuple a name stands for where it is bound once by assignment."""
+    for _ in range(4):
+        if not isinstance(node, ast.Name):
+            break
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.kind != "assign" or b.node is None or b.scope is None:
+            break
+        node, scope, order = b.node, b.scope, ev.order_of(b)
+    return node, scope, order
+
+
+def _dim(ev: Evaluator, node: ast.expr, scope: Scope, order: Order) -> BlockDim:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return BlockDim(1, True)
+    d = dimension(ev, node, scope, order)
+    if d is not None:
+        return BlockDim(d)
+    v = ev.value(node, scope, order)
+    if isinstance(v, Const) and v.value is None:
+        return BlockDim(1, True)
+    if isinstance(v, CallVal):
+        name = ev.called_api(v)
+        if name in _SQUEEZED:
+            return BlockDim(1, True)
+        if name == _BLOCKED:
+            size = _spec_arg(ev, v, 0, "block_size")
+            got = dimension(ev, size, v.site.scope, v.order) if size is not None else None
+            return BlockDim(got)
+    return BlockDim(None)
+
+
+_SPACES = {f"{api.PLTPU}.VMEM": "vmem", f"{api.PLTPU}.MemorySpace.VMEM": "vmem",
+           f"{api.PLTPU}.TPUMemorySpace.VMEM": "vmem",
+           f"{api.PLTPU}.SMEM": "smem", f"{api.PLTPU}.MemorySpace.SMEM": "smem",
+           f"{api.PLTPU}.TPUMemorySpace.SMEM": "smem",
+           f"{api.PL}.ANY": "any", f"{api.PL}.MemorySpace.ANY": "any", f"{api.PLTPU}.ANY": "any",
+           f"{api.PLTPU}.MemorySpace.ANY": "any", f"{api.PLTPU}.TPUMemorySpace.ANY": "any",
+           f"{api.PLTPU}.HBM": "hbm", f"{api.PLTPU}.MemorySpace.HBM": "hbm"}
+
+
+def _memory_space(ev: Evaluator, call: CallVal) -> str | None:
+    node = ev.kwarg(call.site, "memory_space")
+    if node is None:
+        return None if call.site.has_star or len(call.site.node.args) > 3 else "default"
+    v = ev.value(node, call.site.scope, call.order)
+    if isinstance(v, Const) and v.value is None:
+        return "default"
+    return _SPACES.get(v.name) if isinstance(v, Ext) else None
+
+
+def tiling_defect(block: TpuBlock) -> BlockDefect | None:
+    """Whether a block of rank >= 2 in VMEM surely fails the (8, 128) rule: its last dim neither
+    a multiple of 128 nor the array's, or its second-to-last neither a multiple of 8 nor the
+    array's (a squeezed dim counts as 1)."""
+    if block.memory_space not in ("default", "vmem") or block.dims is None or len(block.dims) < 2:
+        return None
+    if block.array is None or len(block.array) != len(block.dims):
+        return None
+    (sub, lane), (array_sub, array_lane) = block.dims[-2:], block.array[-2:]
+    # A dim the code does not spell passes; the other one alone can still surely fail.
+    lane_ok = lane.size is None or lane.size == array_lane or lane.size % LANES == 0
+    sub_ok = sub.size is None or sub.size == array_sub or sub.size % SUBLANES == 0
+    if lane_ok and sub_ok:
+        return None
+    array_words = "(" + ", ".join(map(str, block.array)) + ")"
+    dtype = f"{block.dtype} " if block.dtype else ""
+    bad = []
+    if not sub_ok:
+        what = "squeezed (size 1)" if sub.squeezed else str(sub.size)
+        bad.append(f"the second-to-last dim {what} is neither a multiple of {SUBLANES} nor {array_sub}")
+    if not lane_ok:
+        bad.append(f"the last dim {lane.size} is neither a multiple of {LANES} nor {array_lane}")
+    detail = (f"block {block.block_words()} for {block.origin}, a {dtype}{array_words} array: the Mosaic TPU "
+              f"lowering needs the last two block dims divisible by {SUBLANES} and {LANES}, or equal to the "
+              f"array's; {' and '.join(bad)}")
+    return BlockDefect(TILING, block, detail)
+
+
+def legal_tile(block_dim: int, array_dim: int, multiple: int) -> int | None:
+    """The legal size nearest ``block_dim`` that still divides ``array_dim``: a multiple of
+    ``multiple`` dividing it, or the whole dim (None when only the whole dim is left and it is
+    what the caller would use anyway)."""
+    candidates = [m for m in range(multiple, array_dim, multiple) if array_dim % m == 0]
+    candidates.append(array_dim)
+    return min(candidates, key=lambda m: (abs(m - block_dim), -m))
+
+
+def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
+    """The first block mapping, in the lowering's order, that surely fails one of ``checks``
+    (functions of a TpuBlock answering a BlockDefect or None)."""
+    blocks = tpu_blocks(ev, launch)
+    if not blocks:
+        return None
+    for block in blocks:
+        for check in checks:
+            got = check(block)
+            if got is not None:
+                return got
+    return None
+
+
+__all__ = ["BlockDefect", "BlockDim", "LANES", "SUBLANES", "TILING", "TpuBlock", "first_block_defect",
+           "legal_tile", "tiling_defect", "tpu_blocks"]

@@ -1,0 +1,1 @@
+"""PAL640: a kind with a Python rule (rule.py)."""

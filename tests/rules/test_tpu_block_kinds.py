@@ -1,0 +1,217 @@
+"""The Mosaic TPU block kinds (PAL640-, ``analysis/tpu_blocks.py``) on code shapes of their own,
+each with a clean twin. Every program here was lowered for TPU under jax 0.12.0.1 (an abstract
+TPU v5 lite device on CPU): the flagged ones raise that kind's error for the BlockSpec on the
+line marked ``# here``, the twins lower."""
+from __future__ import annotations
+
+import pytest
+
+from pallas_lsp.rules import analyse
+
+HEAD = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.sharding import AbstractDevice, AbstractMesh, AxisType, use_abstract_mesh
+
+TPU = AbstractMesh((1,), ("d",), (AxisType.Explicit,),
+                   abstract_device=AbstractDevice(device_kind="TPU v5 lite", num_cores=1, platform="tpu"))
+
+"""
+
+CASES = {
+    # A spec shared by every operand; TPU by its compiler params; lane dim 200 of 400.
+    "shared_tile_lanes_200": ("PAL640", """\
+def blend_kernel(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] * 0.25 + b_ref[...]
+
+
+def blend(a, b):
+    tile = pl.BlockSpec((16, 200), lambda i, j: (i, j))  # here
+    return pl.pallas_call(
+        blend_kernel,
+        out_shape=jax.ShapeDtypeStruct(a.shape, a.dtype),
+        grid=(4, 2),
+        in_specs=[tile, tile],
+        out_specs=tile,
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+    )(a, b)
+
+
+def main():
+    a = jnp.zeros((64, 400), jnp.float32)
+    with use_abstract_mesh(TPU):
+        jax.jit(blend).trace(a, a).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+main()
+"""),
+    "shared_tile_whole_lanes": (None, """\
+def blend_kernel(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] * 0.25 + b_ref[...]
+
+
+def blend(a, b):
+    tile = pl.BlockSpec((16, 400), lambda i, j: (i, j))
+    return pl.pallas_call(
+        blend_kernel,
+        out_shape=jax.ShapeDtypeStruct(a.shape, a.dtype),
+        grid=(4, 1),
+        in_specs=[tile, tile],
+        out_specs=tile,
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+    )(a, b)
+
+
+def main():
+    a = jnp.zeros((64, 400), jnp.float32)
+    with use_abstract_mesh(TPU):
+        jax.jit(blend).trace(a, a).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+main()
+"""),
+    # An output block of pl.Blocked(12) rows inside a pl.GridSpec under a jitted wrapper.
+    "grid_spec_blocked_rows_12": ("PAL640", """\
+def fill_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.zeros(o_ref.shape, o_ref.dtype) + x_ref[0, 0]
+
+
+@jax.jit
+def fill(x):
+    return pl.pallas_call(
+        fill_kernel,
+        grid_spec=pl.GridSpec(
+            grid=(4,),
+            in_specs=[pl.BlockSpec((48, 128), lambda i: (0, i))],
+            out_specs=pl.BlockSpec((pl.Blocked(12), 128), lambda i: (i, i)),  # here
+        ),
+        out_shape=jax.ShapeDtypeStruct((48, 512), jnp.int32),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    fill.trace(jax.ShapeDtypeStruct((48, 512), jnp.int32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    "grid_spec_blocked_rows_16": (None, """\
+def fill_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.zeros(o_ref.shape, o_ref.dtype) + x_ref[0, 0]
+
+
+@jax.jit
+def fill(x):
+    return pl.pallas_call(
+        fill_kernel,
+        grid_spec=pl.GridSpec(
+            grid=(4,),
+            in_specs=[pl.BlockSpec((48, 128), lambda i: (0, i))],
+            out_specs=pl.BlockSpec((pl.Blocked(16), 128), lambda i: (i % 3, i)),
+        ),
+        out_shape=jax.ShapeDtypeStruct((48, 512), jnp.int32),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    fill.trace(jax.ShapeDtypeStruct((48, 512), jnp.int32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+}
+
+# Programs where the tiling is not checked or not known: the rule must stay quiet.
+QUIET = {
+    # interpret=True does not run the Mosaic checks (ran clean).
+    "interpret_mode": """\
+def blend_kernel(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] * 0.25 + b_ref[...]
+
+
+def blend(a, b):
+    tile = pl.BlockSpec((16, 200), lambda i, j: (i, j))
+    return pl.pallas_call(
+        blend_kernel,
+        out_shape=jax.ShapeDtypeStruct(a.shape, a.dtype),
+        grid=(4, 2),
+        in_specs=[tile, tile],
+        out_specs=tile,
+        interpret=True,
+    )(a, b)
+
+
+a = jnp.zeros((64, 400), jnp.float32)
+print(blend(a, a)[0, 0])
+""",
+    # A TPU grid spec lowered for cuda: the Mosaic TPU checks never run (a squeezed row of a
+    # (256, 128) table, which the TPU lowering refuses).
+    "tpu_grid_spec_lowered_for_cuda": """\
+def lookup_kernel(ids_ref, table_ref, o_ref):
+    o_ref[...] = table_ref[...]
+
+
+def lookup(ids, table):
+    return pl.pallas_call(
+        lookup_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), table.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(8,),
+            in_specs=[pl.BlockSpec((None, 128), lambda i, ids: (ids[i], 0))],
+            out_specs=pl.BlockSpec((None, 128), lambda i, ids: (i, 0))),
+    )(ids, table)
+
+
+jax.jit(lookup).trace(jax.ShapeDtypeStruct((8,), jnp.int32),
+                      jax.ShapeDtypeStruct((256, 128), jnp.float32)).lower(lowering_platforms=("cuda",))
+""",
+    # The operands' shapes are not said anywhere (no caller).
+    "array_shape_unknown": """\
+def blend_kernel(a_ref, b_ref, o_ref):
+    o_ref[...] = a_ref[...] * 0.25 + b_ref[...]
+
+
+def blend(a, b):
+    tile = pl.BlockSpec((16, 200), lambda i, j: (i, j))
+    return pl.pallas_call(
+        blend_kernel,
+        out_shape=jax.ShapeDtypeStruct(a.shape, a.dtype),
+        grid=(4, 2),
+        in_specs=[tile, tile],
+        out_specs=tile,
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+    )(a, b)
+
+
+""",
+}
+
+CODES = {"PAL640"}
+
+
+def findings(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.span.line) for f in analyse(source, "case.py").findings if f.code in CODES]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_case_is_flagged_on_its_line_and_each_twin_is_quiet(name: str) -> None:
+    code, body = CASES[name]
+    source = HEAD + body
+    if code is None:
+        assert findings(source) == []
+        return
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# here" in text)
+    assert findings(source) == [(code, line)]
+
+
+@pytest.mark.parametrize("name", sorted(QUIET))
+def test_unknown_or_unchecked_stays_quiet(name: str) -> None:
+    assert findings(HEAD + QUIET[name]) == []
+
+
+def test_the_tiling_message_says_the_numbers() -> None:
+    (finding,) = [f for f in analyse(HEAD + CASES["shared_tile_lanes_200"][1], "case.py").findings
+                  if f.code == "PAL640"]
+    assert "(16, 200)" in finding.message and "(64, 400)" in finding.message
+    assert "last dim 200 is neither a multiple of 128 nor 400" in finding.message
