@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from . import api
 from .applications import applied_at
-from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal, Value
+from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal
+from .index_values import returned_indices
 from .scopes import Scope
 from .shapes import array_shape
 
@@ -443,7 +444,8 @@ def _flat_where(ev: Evaluator, values: list[Where], tree: Tree) -> list[Where] |
 def _spec_defect(ev: Evaluator, entry: SpecEntry, values: list[Where] | None, index_args: int | None,
                  specs: LaunchSpecs) -> SpecDefect | None:
     call = entry.call
-    origin = f"args[{entry.position}]" if entry.role == "in" else \
+    # JAX numbers inputs after the scalar-prefetch operands: the first spec is for args[nsp].
+    origin = f"args[{entry.position + (specs.num_scalar_prefetch or 0)}]" if entry.role == "in" else \
         ("outputs" if values is not None and len(values) == 1 else f"outputs[{entry.position}]")
     spec_where: Where = entry.item if entry.made_in_helper else (call.site.node, call.site.scope, call.order)
     with ev.within(call.frames):
@@ -480,7 +482,44 @@ def _spec_defect(ev: Evaluator, entry: SpecEntry, values: list[Where] | None, in
             return SpecDefect("index-map-result-rank", where,  # type: ignore[arg-type]
                               f"the index map for {origin} returns {returned} index(es) for a block of {rank} dim(s)",
                               entry)
+        return _index_value_defect(ev, fn, origin, specs, entry)
+
+
+def _index_value_defect(ev: Evaluator, fn: FuncVal, origin: str, specs: LaunchSpecs,
+                        entry: SpecEntry) -> SpecDefect | None:
+    """A float among the indices the map returns, else (all of them integers) an array from
+    outside the map it reads: JAX checks the two in this order once the count is right."""
+    # The map's parameters are the grid indices, then the scalar-prefetch refs (not indices).
+    nsp = specs.num_scalar_prefetch
+    if nsp is None or (nsp and specs.grid_rank is None):
+        return None
+    grid_params = specs.grid_rank if nsp else None
+    indices = returned_indices(ev, fn, grid_params)
+    if indices is None:
+        return None
+    for position, (node, value) in enumerate(indices):
+        if value is not None and value.kind == "float":
+            where = (node, fn.scope, None)
+            text = ast.unparse(node)
+            return SpecDefect("index-map-non-integer", where,  # type: ignore[arg-type]
+                              f"the index map for {origin} returns `{text}` as index {position}, a float "
+                              "(true division `/` or a float operand makes one); indices must be integer "
+                              "scalars", entry)
+    if any(value is None or value.kind != "int" for _, value in indices):
+        return None
+    for node, value in indices:
+        for read, name in value.captured:  # type: ignore[union-attr]
+            where = (read, fn.scope, None)
+            related = []
+            b = ev.lookup(name, fn.scope)
+            if b is not None and b.stmt is not None and b.scope is not None:
+                related.append(((b.stmt, b.scope, None), f"`{name}`, an array bound outside the index map"))
+            return SpecDefect("index-map-captures-constants", where,  # type: ignore[arg-type]
+                              f"the index map for {origin} reads `{name}`, a jnp array from outside it; "
+                              "index maps must not capture arrays (pass it as a scalar-prefetch operand)",
+                              entry, related)
     return None
+
 
 
 __all__ = ["LaunchSpecs", "SpecDefect", "SpecEntry", "Tree", "accepts", "block_rank", "first_spec_defect",

@@ -1,0 +1,1 @@
+"""PAL628: a kind with a Python rule (rule.py)."""

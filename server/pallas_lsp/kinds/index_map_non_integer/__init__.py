@@ -1,0 +1,1 @@
+"""PAL626: a kind with a Python rule (rule.py)."""
