@@ -103,3 +103,56 @@ def acc_kernel(x_ref, o_ref):
     return acc
 """
     assert found(text, "PAL605") == []
+
+
+GRID_SPEC_WITH = """
+
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def copy(x, **extra):
+    spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+    gs = pl.GridSpec(grid=(2,), in_specs=[spec], out_specs=spec)
+    launch = functools.partial(pl.pallas_call, copy_kernel, grid_spec=gs)
+    return launch(out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32), {extra})(x)
+
+
+jax.jit(copy).trace(jax.ShapeDtypeStruct((16, 128), jnp.float32))
+"""
+
+
+def test_out_specs_beside_a_grid_spec_bound_by_a_partial():
+    # JAX: ValueError: If `grid_spec` is specified, then `out_specs` must be `no_block_spec`. It is BlockSpec(...)
+    text = GRID_SPEC_WITH.format(extra="out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0))")
+    got = found(text, "PAL607")
+    assert len(got) == 1 and "`out_specs=` is given beside `grid_spec=`" in got[0][1]
+
+
+def test_int_grid_beside_a_grid_spec():
+    # JAX: ValueError: If `grid_spec` is specified, then `grid` must be `()`. It is 2
+    assert len(found(GRID_SPEC_WITH.format(extra="grid=2"), "PAL607")) == 1
+
+
+def test_empty_grid_and_scratch_beside_a_grid_spec_are_quiet():
+    # (traces clean: JAX refuses only a non-empty grid or scratch list)
+    assert found(GRID_SPEC_WITH.format(extra="grid=(), scratch_shapes=()"), "PAL607") == []
+
+
+def test_a_wrapper_forwarding_its_default_specs_is_quiet():
+    text = """
+
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def launch(kernel, out_shape, *, grid_spec=None, in_specs=pl.no_block_spec, grid=()):
+    return pl.pallas_call(kernel, out_shape=out_shape, grid_spec=grid_spec, in_specs=in_specs, grid=grid)
+
+
+def copy(x):
+    spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+    gs = pl.GridSpec(grid=(2,), in_specs=[spec], out_specs=spec)
+    return launch(copy_kernel, jax.ShapeDtypeStruct((16, 128), jnp.float32), grid_spec=gs)(x)
+"""
+    assert found(text, "PAL607") == []

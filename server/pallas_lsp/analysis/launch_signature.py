@@ -117,7 +117,7 @@ def grid_spec_call(ev: Evaluator, launch: Launch) -> CallVal | None:
     opt = launch.options.get("grid_spec")
     if opt is None:
         return None
-    v = ev.value(*opt)
+    v = ev.returned(ev.value(*opt))  # (through a small helper that builds it)
     if isinstance(v, CallVal) and ev.called_api(v) in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
         return v
     return None
@@ -553,3 +553,47 @@ def _local_assignments(kernel: Scope, name: str) -> list[ast.expr]:
             if name in bound or name in names or getattr(n, "name", None) == name:
                 return []
     return values
+
+
+@dataclass(frozen=True)
+class GridSpecConflict:
+    """A ``pallas_call`` keyword JAX refuses beside ``grid_spec=``: its name, the node given, and
+    how JAX shows the value."""
+
+    keyword: str
+    node: ast.expr
+    scope: Scope
+    shown: str
+
+
+# JAX's order of the checks (pallas_call in jax/_src/pallas/pallas_call.py).
+_GRID_SPEC_RIVALS = ("grid", "in_specs", "out_specs", "scratch_shapes")
+
+
+def grid_spec_conflict(ev: Evaluator, launch: Launch) -> GridSpecConflict | None:
+    """The first keyword a ``pallas_call`` given a grid spec also gets, where JAX rejects it: a
+    non-empty ``grid`` or ``scratch_shapes``, any ``in_specs`` / ``out_specs``. Only values the
+    code spells out count (a wrapper's parameter defaulting to ``pl.no_block_spec`` is fine)."""
+    if launch.api.name != api.PALLAS_CALL or grid_spec_call(ev, launch) is None:
+        return None
+    for keyword in _GRID_SPEC_RIVALS:
+        opt = launch.options.get(keyword)
+        if opt is None:
+            continue
+        v = ev.value(*opt)
+        if keyword in ("grid", "scratch_shapes"):
+            c = ev.const(*opt)
+            if isinstance(v, TupleVal) and v.items:
+                return GridSpecConflict(keyword, opt[0], opt[1], _shown(ev, opt, c))
+            if isinstance(c, int) and not isinstance(c, bool) and c:
+                return GridSpecConflict(keyword, opt[0], opt[1], repr(c))
+            continue
+        if isinstance(v, TupleVal) or (isinstance(v, CallVal) and ev.called_api(v) == f"{api.PL}.BlockSpec"):
+            return GridSpecConflict(keyword, opt[0], opt[1], _shown(ev, opt, None))
+    return None
+
+
+def _shown(ev: Evaluator, opt: tuple[ast.expr, Scope, Order], const: object) -> str:
+    if isinstance(const, tuple):
+        return repr(const)
+    return ast.unparse(opt[0])

@@ -1,0 +1,1 @@
+"""PAL607: a kind with a Python rule (rule.py)."""
