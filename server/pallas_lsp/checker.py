@@ -70,6 +70,9 @@ class Checker:
     max_file_bytes: int = MAX_SOURCE_BYTES  # larger files get one PAL903 and are never read
     # (jax-version, where written, root) -> releases.ReleaseChoice: each environment read once a run
     _releases: dict = field(default_factory=dict, repr=False)
+    # The checked tree's root (its .venv is the workspace's environment when no pyproject.toml
+    # says where the project is); None: the program's root, else the working folder.
+    root: Path | None = None
 
     def file_config(self, path: Path) -> Config:
         """The file's own settings (its pyproject.toml), rules not checked yet: the records they
@@ -111,7 +114,7 @@ class Checker:
         return got
 
     def _root(self) -> Path:
-        root = getattr(self.program, "root", None)
+        root = self.root if self.root is not None else getattr(self.program, "root", None)
         return Path(root) if root is not None else Path.cwd()
 
     def _release(self, cfg: Config):

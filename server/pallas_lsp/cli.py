@@ -110,6 +110,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                       # (every module analysed, as before modules were pruned: for comparisons)
                       prune=os.environ.get("PALLAS_LSP_FULL_ANALYSIS", "") in ("", "0"))
     rules_from = detection_key(store.records)
+    from .analysis.program import workspace_root
+
+    checker.root = workspace_root(args.paths)  # (whose .venv says which jax, before the program is read)
     files = list(discover(args.paths))
     fixing = bool(args.fix or args.diff)
     unsafe = bool(args.unsafe_fixes)
