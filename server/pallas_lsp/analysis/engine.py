@@ -15,7 +15,7 @@ from .contexts import Context, Evidence, JaxRelease, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
 from .rule_api import Hit, LaunchView, Report, Rule, RuleSet, call_keys
-from .fixes import KernelLaunches, launches_of_kernel
+from .fixes import KernelLaunches, launches_of_kernel, offered
 from .incremental import Deps, Entry, Layout, ModuleMemo, change_between
 from .launches import ContextResolver, Launch, LaunchFinder, _enclosing_function
 from .module import ModuleIndex, Span
@@ -65,7 +65,10 @@ class Candidate:
         return self.launch.kernel_name
 
     def build_fixes(self) -> tuple[Fix, ...]:
-        return tuple(self.rule.fixes(self.hit, self.report)) if self.report.fixable else ()
+        if not self.report.fixable:
+            return ()
+        # (a fix naming an API the checked release lacks could not run there)
+        return offered(self.rule.fixes(self.hit, self.report), self.hit.release)
 
 
 class LaunchList:

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from . import api
 from .findings import Finding, Fix, TextEdit
-from .contexts import Mode
+from .contexts import JaxRelease, Mode
 from .evaluate import FuncVal
 from .module import ModuleIndex, Span
 from .scopes import Scope
@@ -506,3 +506,23 @@ def choose_fixes(findings: Sequence[Finding], path: str | None, *, unsafe: bool,
             taken.extend(new)
             break
     return chosen
+
+
+# How fixes spell the Pallas modules (the import aliases the fixes add and JAX's docs use).
+_FIX_ALIASES = {"pl": api.PL, "pltpu": api.PLTPU, "plgpu": api.PLGPU, "plt": api.PLTRITON}
+_QUALIFIED = re.compile(r"\b(jax\.experimental\.pallas(?:\.\w+)?|" + "|".join(_FIX_ALIASES) + r")\.(\w+)")
+
+
+def names_missing_api(fix: Fix, release: JaxRelease) -> bool:
+    """Whether the fix's title or edits name a Pallas API the release does not export (an
+    ``InterpretGPUParams`` before jax 0.11): such a fix cannot run there and is not offered."""
+    text = "\n".join([fix.title, *(e.new_text for e in fix.edits)])
+    for module, name in _QUALIFIED.findall(text):
+        if release.lacks_api(f"{_FIX_ALIASES.get(module, module)}.{name}"):
+            return True
+    return False
+
+
+def offered(fixes: Sequence[Fix], release: JaxRelease) -> tuple[Fix, ...]:
+    """The fixes that name no API the release lacks."""
+    return tuple(fx for fx in fixes if not names_missing_api(fx, release))
