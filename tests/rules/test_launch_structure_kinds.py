@@ -156,3 +156,32 @@ def copy(x):
     return launch(copy_kernel, jax.ShapeDtypeStruct((16, 128), jnp.float32), grid_spec=gs)(x)
 """
     assert found(text, "PAL607") == []
+
+
+PLGPU_OUT = """
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def make(body, shape):
+    return plgpu.kernel(body, {keyword}=jax.ShapeDtypeStruct(shape, jnp.float32), grid=(1,))
+
+
+def add_one(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+f = make(add_one, (128,))
+"""
+
+
+def test_plgpu_kernel_built_by_a_wrapper_with_out_shape():
+    # JAX: TypeError: Mesh.__init__() got an unexpected keyword argument 'out_shape'
+    text = PLGPU_OUT.format(keyword="out_shape")
+    result = analyse(HEADER + text, "/tmp/structure.py")
+    got = [f for f in result.findings if f.code == "PAL611"]
+    assert [f.span.line for f in got] == [line_of(text, "    return plgpu.kernel(body, out_shape="
+                                                   "jax.ShapeDtypeStruct(shape, jnp.float32), grid=(1,))")]
+
+
+def test_plgpu_kernel_with_out_type_is_quiet():
+    assert found(PLGPU_OUT.format(keyword="out_type"), "PAL611") == []

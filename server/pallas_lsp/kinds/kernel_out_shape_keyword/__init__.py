@@ -1,0 +1,1 @@
+"""PAL611: a kind with a Python rule (rule.py)."""

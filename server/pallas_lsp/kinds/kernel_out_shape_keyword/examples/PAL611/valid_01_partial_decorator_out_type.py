@@ -1,0 +1,18 @@
+# pallas-lsp example: valid
+# note: The same decorator with out_type=.
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+@functools.partial(pl.kernel, out_type=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                   mesh=pltpu.create_tensorcore_mesh("core", num_cores=1))
+def copy(x_hbm, o_hbm):
+    pltpu.sync_copy(x_hbm, o_hbm)
+
+
+if __name__ == "__main__":
+    print(jax.jit(copy).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).jaxpr)

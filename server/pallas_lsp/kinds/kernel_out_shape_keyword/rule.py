@@ -1,0 +1,70 @@
+"""PAL611: pl.kernel / plgpu.kernel given out_shape= (they take out_type=)."""
+from __future__ import annotations
+
+import ast
+
+from ...analysis import api
+from ...analysis.contexts import Mode
+from ...analysis.findings import Fix, Related, TextEdit
+from ...analysis.module import Span
+from ...analysis.rule_api import Hit, Report
+from ...rules.base import PythonRule
+
+
+class KernelOutShapeKeyword(PythonRule):
+    """`pl.kernel` / `plgpu.kernel` is given `out_shape=`; in jax 0.12 they take `out_type=`.
+
+    `pl.kernel(body, out_type=..., mesh=...)` and `plgpu.kernel(body, out_type=..., ...)` name
+    their outputs `out_type`. `out_shape=` is not one of `pl.kernel`'s parameters (`TypeError:
+    kernel() got an unexpected keyword argument 'out_shape'`); `plgpu.kernel` passes unknown
+    keywords to its `plgpu.Mesh` (`TypeError: Mesh.__init__() got an unexpected keyword
+    argument 'out_shape'`, jax/_src/pallas/mosaic_gpu/core.py). Either is raised when the launch
+    is built, in every mode. Rename the keyword to `out_type=`.
+    """
+
+    code = "PAL611"
+    name = "kernel-out-shape-keyword"
+    record = "kernel-out-shape-keyword"
+    summary = "pl.kernel / plgpu.kernel given out_shape= instead of out_type="
+    construct = "launch"
+    apis = frozenset({api.PL_KERNEL, api.PLGPU_KERNEL})
+    label = "out_shape="
+    modes = frozenset(Mode)  # (raised when the launch is built: before any backend is involved)
+
+    def applies(self, hit: Hit) -> bool:
+        return True
+
+    def check(self, hit: Hit) -> Report | None:
+        keyword = _out_shape_keyword(hit)
+        if keyword is None:
+            return None
+        node, scope = keyword
+        short = hit.launch.api.short
+        error = ("TypeError: Mesh.__init__() got an unexpected keyword argument 'out_shape'"
+                 if hit.launch.api.name == api.PLGPU_KERNEL
+                 else "TypeError: kernel() got an unexpected keyword argument 'out_shape'")
+        related = (Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope), f"the `{short}` launch"),)
+        return Report(error, f"`{short}` takes `out_type=`, not `out_shape=` (jax 0.12)",
+                      span=hit.span_of(node, scope), key=("out_shape", id(node)), related=related)
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        keyword = _out_shape_keyword(hit)
+        if keyword is None or hit.index.path_of(keyword[1]) not in (None, hit.index.path):
+            return []
+        span = hit.span_of(*keyword)
+        name = Span(span.line, span.col, span.line, span.col + len("out_shape"))
+        # (safe: the same outputs, under the name jax 0.12 reads them by)
+        return [Fix("Rename `out_shape=` to `out_type=`", (TextEdit(name, "out_type"),), preferred=True,
+                    safe=True)]
+
+
+def _out_shape_keyword(hit: Hit) -> tuple[ast.keyword, object] | None:
+    """The ``out_shape=`` keyword written in the launch's own call (or the partial it is built by)."""
+    site = hit.launch.option_sites.get("out_shape")
+    if site is None or "out_shape" not in hit.launch.options:
+        return None
+    node = next((k for k in site.node.keywords if k.arg == "out_shape"), None)
+    return (node, site.scope) if node is not None else None
+
+
+__all__ = ["KernelOutShapeKeyword"]
