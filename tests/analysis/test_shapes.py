@@ -77,6 +77,27 @@ other(jnp.ones((2,)))
     assert shapes.param_shape(ev, other, "y") is None  # (two callers, two shapes)
 
 
+def test_a_parameter_filled_by_a_spread_helper_result():
+    # ``launch(*inputs())``, the shape of the chip corpus's cases: inputs() returns a tuple
+    text = HEAD + """
+def launch(x, y):
+    return x
+
+
+def inputs():
+    return (jnp.arange(4 * 8 * 128, dtype=jnp.float32).reshape(4, 8, 128), jnp.ones((R, C)))
+
+
+def main():
+    return launch(*inputs())
+"""
+    index = ModuleIndex(text, "/tmp/shapes.py")
+    ev = Evaluator(index)
+    launch = ev.binding_value(index.scope.bindings["launch"][-1]).scope
+    assert shapes.param_shape(ev, launch, "x") == (4, 8, 128)
+    assert shapes.param_shape(ev, launch, "y") == (16, 128)
+
+
 def block_spec_verdict(spec: str, shape):
     text = HEAD + f"\nspec = {spec}\n"
     index = ModuleIndex(text, "/tmp/shapes.py")

@@ -142,6 +142,15 @@ def param_shape(ev: Evaluator, fn: Scope, name: str, depth: int = 0) -> Shape | 
                 shapes.add(shape)
             continue
         bound = ev.bind_param(inv, name)
+        if bound is None and inv.how == "direct" and name in positional and \
+                any(isinstance(a, ast.Starred) for a in inv.site.node.args):
+            args = _flat_args(ev, inv.site)  # (``launch(*inputs())``: the spread arguments)
+            at = positional.index(name)
+            shape = array_shape(ev, *args[at], depth + 1) if args is not None and at < len(args) else None
+            if shape is None:
+                return None
+            shapes.add(shape)
+            continue
         if bound is None or bound.node is None or bound.scope is None or bound.default:
             return None
         shape = array_shape(ev, bound.node, bound.scope, bound.order, depth + 1)
@@ -174,6 +183,8 @@ def _flat_args(ev: Evaluator, cs: CallSite) -> list[tuple[ast.expr, Scope, Order
     for a in cs.node.args:
         if isinstance(a, ast.Starred):
             v = ev.value(a.value, cs.scope, order)
+            if not isinstance(v, TupleVal):
+                v = ev.returned(v)  # ``launch(*inputs())`` where ``inputs`` returns a tuple
             if not isinstance(v, TupleVal):
                 return None
             out.extend(v.items)
