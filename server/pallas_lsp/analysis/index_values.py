@@ -35,6 +35,7 @@ class IndexValue:
 
     kind: str
     captured: tuple[tuple[ast.AST, str], ...] = ()
+    int_division: bool = False  # a float made by true division of two integers (``i / 2``)
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ def _binop_index(ev: Evaluator, node: ast.BinOp, scope: Scope, ints: set[str], d
     captured = left.captured + right.captured
     either_float = "float" in (left.kind, right.kind)
     if isinstance(node.op, ast.Div):
-        return IndexValue("float", captured)  # (true division of integers is a float)
+        # (true division of integers is a float)
+        return IndexValue("float", captured, not either_float)
     if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
         return IndexValue("float" if either_float else "int", captured)
     if isinstance(node.op, (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)) and not either_float:

@@ -72,6 +72,7 @@ class SpecDefect:
     detail: str
     spec: SpecEntry | None = None
     related: list[tuple[Where, str]] = field(default_factory=list)
+    int_division: bool = False  # (index-map-non-integer) the float is ``a / b`` of two integers
 
 
 @dataclass
@@ -378,6 +379,19 @@ def _array_rank(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
     return None
 
 
+def in_specs_fit_in_a_list(ev: Evaluator, launch) -> bool:
+    """Whether ``in_specs=[<the given value>]`` matches the operands' pytree (one operand, nested
+    like the spec or dict given): what makes wrapping a bare spec in a list a fix."""
+    specs = read_launch_specs(ev, launch)
+    operands = _applied_operands(ev, launch)
+    if specs is None or specs.in_specs is None or operands is None or specs.num_scalar_prefetch is None:
+        return False
+    wrapped = Tree("seq", [spec_tree(ev, specs.in_specs, "in", [])])
+    values = Tree("seq", [operand_tree(ev, o) for o in operands[specs.num_scalar_prefetch:]])
+    counts = flat_leaves(wrapped), flat_leaves(values)
+    return None not in counts and counts[0] == counts[1] and first_mismatch(wrapped, values) is None
+
+
 def first_spec_defect(ev: Evaluator, launch) -> SpecDefect | None:
     """The first spec check of the launch that JAX fails, in the order it checks them."""
     specs = read_launch_specs(ev, launch)
@@ -504,7 +518,7 @@ def _index_value_defect(ev: Evaluator, fn: FuncVal, origin: str, specs: LaunchSp
             return SpecDefect("index-map-non-integer", where,  # type: ignore[arg-type]
                               f"the index map for {origin} returns `{text}` as index {position}, a float "
                               "(true division `/` or a float operand makes one); indices must be integer "
-                              "scalars", entry)
+                              "scalars", entry, int_division=value.int_division)
     if any(value is None or value.kind != "int" for _, value in indices):
         return None
     for node, value in indices:
@@ -523,4 +537,4 @@ def _index_value_defect(ev: Evaluator, fn: FuncVal, origin: str, specs: LaunchSp
 
 
 __all__ = ["LaunchSpecs", "SpecDefect", "SpecEntry", "Tree", "accepts", "block_rank", "first_spec_defect",
-           "index_map_of", "read_launch_specs", "returned_count", "spec_tree"]
+           "in_specs_fit_in_a_list", "index_map_of", "read_launch_specs", "returned_count", "spec_tree"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis import api
 from ..analysis.contexts import Mode
-from ..analysis.findings import Related
+from ..analysis.findings import Fix, Related
 from ..analysis.launch_specs import SpecDefect, first_spec_defect
 from ..analysis.rule_api import Hit, Report
 from .base import PythonRule
@@ -27,6 +27,17 @@ class SpecDefectRule(PythonRule):
     def error(self, hit: Hit, defect: SpecDefect) -> str:
         raise NotImplementedError
 
+    def fix(self, hit: Hit, defect: SpecDefect) -> Fix | None:
+        """The kind's mechanical fix of the defect, where it has one (see ``launch_spec_fixes``)."""
+        return None
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        defect = first_spec_defect(hit.ev, hit.launch)
+        if defect is None or defect.kind != self.record:
+            return []
+        fix = self.fix(hit, defect)
+        return [fix] if fix is not None else []
+
     def check(self, hit: Hit) -> Report | None:
         defect = first_spec_defect(hit.ev, hit.launch)
         if defect is None or defect.kind != self.record:
@@ -41,4 +52,4 @@ class SpecDefectRule(PythonRule):
             related.append(Related(ev.index.span(kernel.node, kernel.parent), "the kernel"))
         headline = defect.detail[0].upper() + defect.detail[1:]
         return Report(self.error(hit, defect), headline, span=span, key=id(node), related=tuple(related),
-                      fixable=False)
+                      fixable=type(self).fix is not SpecDefectRule.fix)

@@ -1,6 +1,7 @@
 """PAL627: pl.BlockSpec(index_map, block_shape): the arguments in the old order."""
 from __future__ import annotations
 
+from ...rules.launch_spec_fixes import swap_block_spec_arguments
 from ...rules.launch_spec_rule import SpecDefectRule
 
 
@@ -20,3 +21,6 @@ class BlockSpecArgsSwapped(SpecDefectRule):
 
     def error(self, hit, defect) -> str:
         return "TypeError: " + defect.detail
+
+    def fix(self, hit, defect):
+        return swap_block_spec_arguments(hit, defect)

@@ -1,6 +1,7 @@
 """PAL624: in_specs given as a single BlockSpec or a dict instead of a list or tuple."""
 from __future__ import annotations
 
+from ...rules.launch_spec_fixes import wrap_in_specs
 from ...rules.launch_spec_rule import SpecDefectRule
 
 
@@ -20,3 +21,6 @@ class InSpecsNotSequence(SpecDefectRule):
 
     def error(self, hit, defect) -> str:
         return "ValueError: " + defect.detail
+
+    def fix(self, hit, defect):
+        return wrap_in_specs(hit, defect)

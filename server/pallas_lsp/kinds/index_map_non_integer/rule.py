@@ -1,6 +1,7 @@
 """PAL626: a BlockSpec index map that returns a float index."""
 from __future__ import annotations
 
+from ...rules.launch_spec_fixes import floor_divide_index
 from ...rules.launch_spec_rule import SpecDefectRule
 
 
@@ -22,3 +23,6 @@ class IndexMapNonInteger(SpecDefectRule):
 
     def error(self, hit, defect) -> str:
         return "ValueError: " + defect.detail
+
+    def fix(self, hit, defect):
+        return floor_divide_index(hit, defect)

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A pl.GridSpec given one BlockSpec as in_specs (a bare spec is allowed for out_specs only).
 # raises: ValueError: .in_specs. must be a tuple or a list
+# fix: Wrap `in_specs` in a list (one entry per operand)
 import functools
 
 import jax
