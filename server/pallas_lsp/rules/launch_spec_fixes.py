@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis import cst_edits
 from ..analysis.findings import Fix
-from ..analysis.fixes import call_text
+from ..analysis.fixes import call_text, cst_edits  # (cst_edits: loaded on first use)
 from ..analysis.launch_specs import SpecDefect, in_specs_fit_in_a_list
 from ..analysis.rule_api import Hit
 
