@@ -107,7 +107,8 @@ def kernel(x_ref, o_ref):
 
 def run(xs, out_shape, scratch):
     a = pl.pallas_call(kernel, out_shape=out_shape, interpret=True)(jnp.ones((8, 128)))  # out_shape unknown
-    b = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), interpret=True)(*xs)  # unknown spread
+    # (an unknown spread)
+    b = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), interpret=True)(*xs)
     c = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), scratch_shapes=scratch,
                        interpret=True)(jnp.ones((8, 128)))  # scratch unknown
     return a, b, c
@@ -241,7 +242,8 @@ def test_alias_into_a_flattened_tuple_operand_compares_that_leaf():
     # with a different abstract value float32[8,128].
     text = ALIAS_TUPLE_OPERAND.format(alias=1)
     got = found(text, "PAL603")
-    assert [line for line, _ in got] == [line_of(text, "                          input_output_aliases={1: 0})((a, b))")]
+    aliases = "                          input_output_aliases={1: 0})((a, b))"
+    assert [line for line, _ in got] == [line_of(text, aliases)]
     assert "operand 1 (float32[16,128])" in got[0][1] and "output 0 (float32[8,128])" in got[0][1]
     assert "same shape" in got[0][1]
 
@@ -304,7 +306,8 @@ def test_program_id_negative_axis_past_a_one_axis_grid():
     # JAX: ValueError: Axis -2 is out of bounds for grid (2,)
     text = PROGRAM_ID_DECORATOR.format(grid="2")
     got = found(text, "PAL604")
-    assert [line for line, _ in got] == [line_of(text, "    o_ref[...] = jnp.full((16, 256), pl.program_id(-2), jnp.float32)")]
+    asking = "    o_ref[...] = jnp.full((16, 256), pl.program_id(-2), jnp.float32)"
+    assert [line for line, _ in got] == [line_of(text, asking)]
     assert "grid axis -2" in got[0][1] and "1 grid axis" in got[0][1] and "grid (2,)" in got[0][1]
 
 

@@ -453,7 +453,8 @@ def _leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: in
 
 
 __all__ = ["KernelArity", "Leaf", "RefCounts", "applications", "array_dtype", "aval_words", "dtype_name",
-           "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count", "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
+           "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count",
+           "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
            "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]
 
 

@@ -106,7 +106,8 @@ class ProgramIdAxisOutOfRange(PythonRule):
                     applied.append((d.func, scope.parent or scope, None))
             scope = scope.parent
         for site in reached.chain:
-            if isinstance(site.node, ast.Call) and ev.called_api(ev.value(site.node, site.scope, ev.order_of(site))) in _SPEC_CALLS:
+            made = ev.value(site.node, site.scope, ev.order_of(site)) if isinstance(site.node, ast.Call) else None
+            if made is not None and ev.called_api(made) in _SPEC_CALLS:
                 return True
         for node, where, order in applied:
             v = ev.value(node, where, order)

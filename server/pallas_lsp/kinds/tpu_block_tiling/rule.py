@@ -23,7 +23,8 @@ class TpuBlockTiling(PythonRule):
     code = "PAL640"
     name = "tpu-block-tiling"
     record = "tpu-block-tiling"
-    summary = "a VMEM block whose last two dims are not divisible by 8 and 128 nor equal to the array's, lowered for TPU"
+    summary = ("a VMEM block whose last two dims are not divisible by 8 and 128 nor equal to the array's, "
+               "lowered for TPU")
     label = "pl.BlockSpec"
     construct = "launch"
     apis = frozenset({api.PALLAS_CALL})
