@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from . import __version__
 from .analysis.findings import Finding
 from .notebooks import cell_of, related_cell
+
+if TYPE_CHECKING:  # (for annotations only)
+    from .releases import ReleaseChoice
 
 FileFindings = tuple[str, Sequence[Finding]]
 
@@ -106,7 +109,7 @@ def finding_json(path: str, f: Finding) -> dict:
     }
 
 
-def to_json(results: Iterable[FileFindings], releases: Mapping[str, object] | None = None) -> str:
+def to_json(results: Iterable[FileFindings], releases: Mapping[str, ReleaseChoice] | None = None) -> str:
     """The findings as a list; with ``releases`` (path -> releases.ReleaseChoice) a finding whose
     file is not checked against the default release carries the ``jax`` it was checked against:
     ``{version_found, release_used, source, note}`` (the default adds nothing: the keys consumers
@@ -116,7 +119,7 @@ def to_json(results: Iterable[FileFindings], releases: Mapping[str, object] | No
                        for p, fs in results for f in fs], indent=2)
 
 
-def release_words(releases: Mapping[str, object] | None) -> str:
+def release_words(releases: Mapping[str, ReleaseChoice] | None) -> str:
     """`` (jax 0.10.2 from .venv)`` for a summary line, when some file is not checked against the
     default (the pinned release, found nowhere else); "" otherwise."""
     shown = sorted({c.summary() for c in (releases or {}).values() if not c.is_default})
@@ -124,7 +127,7 @@ def release_words(releases: Mapping[str, object] | None) -> str:
 
 
 def to_text(results: Iterable[FileFindings], *, show_related: bool = True,
-            releases: Mapping[str, object] | None = None) -> str:
+            releases: Mapping[str, ReleaseChoice] | None = None) -> str:
     lines: list[str] = []
     count = files = 0
     for path, fs in results:

@@ -9,10 +9,13 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .analysis.findings import Finding
 from .config import Config
+
+if TYPE_CHECKING:
+    from .checker import Checker
 
 class _WorkerProcess:
     """What one worker process checks with: its checker (engine, program and their caches) and
@@ -20,7 +23,7 @@ class _WorkerProcess:
     through the process itself, so the one instance below is the process's; the parent never
     sets it, and each worker sets it once (:func:`_init`)."""
 
-    checker = None
+    checker: Checker | None = None
     with_fixes = False  # (``check --fix`` wants the fixes built)
 
 

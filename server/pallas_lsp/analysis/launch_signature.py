@@ -377,18 +377,19 @@ def array_dtype(ev: Evaluator, node: ast.expr | None, scope: Scope, order: Order
         return _param_fact(ev, v, lambda n, s, o, d: array_dtype(ev, n, s, o, d), depth)
     if isinstance(v, CallVal):
         called = ev.called_api(v)
-        if called not in _DTYPE_ARG or _DTYPE_ARG[called] is None:
+        at = _DTYPE_ARG.get(called) if called is not None else None
+        if at is None:
             return None
         arg = ev.kwarg(v.site, "dtype")
         if arg is None and not v.site.has_star:
-            arg = ev.posarg(v.site, _DTYPE_ARG[called])
+            arg = ev.posarg(v.site, at)
         return dtype_name(ev, arg, v.site.scope, ev.order_of(v.site), depth + 1) if arg is not None else None
     return None
 
 
 def _param_fact(ev: Evaluator, v: ParamVal, fact, depth: int) -> str | None:
     """``fact`` of what every caller passes for parameter ``v`` (``jax.jit(f).trace(*IN)`` too)."""
-    found = set()
+    found: set[str | None] = set()
     positional = [p[0] for p in v.scope.params if p[2] in ("posonly", "normal")]
     for inv in ev.callers_of(v.scope):
         if inv.how == "passed":
@@ -535,6 +536,7 @@ def _local_assignments(kernel: Scope, name: str) -> list[ast.expr]:
     """Every value assigned to ``name`` in the kernel's own body; empty when it is bound any other
     way too (a loop target, a with, an augmented or unpacking assignment...)."""
     values: list[ast.expr] = []
+    assert kernel.node is not None  # (a kernel is a def or lambda: its scope has a node)
     for n in _own_nodes(kernel.node):
         if isinstance(n, ast.Assign):
             for t in n.targets:

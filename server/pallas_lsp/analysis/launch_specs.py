@@ -100,7 +100,7 @@ def read_launch_specs(ev: Evaluator, launch) -> LaunchSpecs | None:
             return None
         v = ev.value(*opts["grid_spec"])
         name = ev.called_api(v) if isinstance(v, CallVal) else None
-        if name not in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
+        if not isinstance(v, CallVal) or name not in (api.GRID_SPEC, api.TPU_PREFETCH_GRID_SPEC):
             return None
         site = v.site
         if site.has_star:
@@ -159,9 +159,10 @@ def spec_tree(ev: Evaluator, where: Where, role: str, leaves: list[SpecEntry]) -
         if any(k is None for k in node.keys):
             return UNKNOWN
         keys = [ev.const(k, scope, order) for k in node.keys]  # type: ignore[arg-type]
-        if not all(isinstance(k, str) for k in keys):
+        str_keys = [k for k in keys if isinstance(k, str)]
+        if len(str_keys) != len(keys):
             return UNKNOWN
-        children = {k: (vn, scope, order) for k, vn in zip(keys, node.values)}
+        children = {k: (vn, scope, order) for k, vn in zip(str_keys, node.values)}
         return Tree("dict", [spec_tree(ev, children[k], role, leaves) for k in sorted(children)],
                     tuple(sorted(children)))
     v = ev.returned(ev.value(node, scope, order))  # (a helper's spec: what it returns)
@@ -184,9 +185,10 @@ def operand_tree(ev: Evaluator, where: Where, depth: int = 0) -> Tree:
         if any(k is None for k in node.keys) or depth > _MAX_FOLLOW:
             return UNKNOWN
         keys = [ev.const(k, scope, order) for k in node.keys]  # type: ignore[arg-type]
-        if not all(isinstance(k, str) for k in keys):
+        str_keys = [k for k in keys if isinstance(k, str)]
+        if len(str_keys) != len(keys):
             return UNKNOWN
-        children = {k: (vn, scope, order) for k, vn in zip(keys, node.values)}
+        children = {k: (vn, scope, order) for k, vn in zip(str_keys, node.values)}
         return Tree("dict", [operand_tree(ev, children[k], depth + 1) for k in sorted(children)],
                     tuple(sorted(children)))
     v = ev.value(node, scope, order)
@@ -246,13 +248,13 @@ def block_rank(ev: Evaluator, call: CallVal) -> int | None:
     node = _spec_arg(ev, call, 0, "block_shape")
     if node is None:
         return None
-    node, scope, order = _written(ev, node, call.site.scope, call.order)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return None if any(isinstance(e, ast.Starred) for e in node.elts) else len(node.elts)
-    v = ev.value(node, scope, order)
+    written, scope, order = _written(ev, node, call.site.scope, call.order)
+    if isinstance(written, (ast.Tuple, ast.List)):
+        return None if any(isinstance(e, ast.Starred) for e in written.elts) else len(written.elts)
+    v = ev.value(written, scope, order)
     if isinstance(v, TupleVal):
         return len(v.items)
-    c = ev.const(node, scope, order)
+    c = ev.const(written, scope, order)
     return len(c) if isinstance(c, tuple) else None
 
 
@@ -328,6 +330,7 @@ def _scalar_index(node: ast.AST, scope: Scope) -> bool:
 def return_where(fn: FuncVal) -> ast.AST:
     """What to underline for what an index map returns: a lambda's body, a def's only return."""
     node = fn.scope.node
+    assert node is not None  # (an index map is a def or lambda: its scope has a node)
     if isinstance(node, ast.Lambda):
         return node.body
     returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
@@ -371,11 +374,11 @@ def _array_rank(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
         shape_node = ev.posarg(v.site, 0)
     if shape_node is None:
         return None
-    shape_node, sscope, sorder = _written(ev, shape_node, v.site.scope, v.order)
-    if isinstance(shape_node, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in shape_node.elts) else len(shape_node.elts)
-    if isinstance(shape_node, ast.Attribute) and shape_node.attr == "shape":
-        return _array_rank(ev, (shape_node.value, sscope, sorder), depth + 1)
+    written, sscope, sorder = _written(ev, shape_node, v.site.scope, v.order)
+    if isinstance(written, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in written.elts) else len(written.elts)
+    if isinstance(written, ast.Attribute) and written.attr == "shape":
+        return _array_rank(ev, (written.value, sscope, sorder), depth + 1)
     return None
 
 
@@ -524,7 +527,7 @@ def _index_value_defect(ev: Evaluator, fn: FuncVal, origin: str, specs: LaunchSp
     for node, value in indices:
         for read, name in value.captured:  # type: ignore[union-attr]
             where = (read, fn.scope, None)
-            related = []
+            related: list[tuple[Where, str]] = []
             b = ev.lookup(name, fn.scope)
             if b is not None and b.stmt is not None and b.scope is not None:
                 related.append(((b.stmt, b.scope, None), f"`{name}`, an array bound outside the index map"))

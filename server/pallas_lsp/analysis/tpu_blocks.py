@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import api
 from .evaluate import CallVal, Const, Evaluator, Ext, Order
-from .launch_signature import array_dtype, flat_operand_leaves, flat_output_leaves
+from .launch_signature import Leaf, array_dtype, flat_operand_leaves, flat_output_leaves
 from .launch_specs import SpecEntry, read_launch_specs, spec_tree
 from .scopes import Scope
 from .shapes import Shape, array_shape, dimension
@@ -102,7 +102,7 @@ def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
     return blocks
 
 
-def _agreed_leaves(ev: Evaluator, launch) -> list[Where] | None:
+def _agreed_leaves(ev: Evaluator, launch) -> list[Leaf] | None:
     """The flattened operands of the launch's one application (several applications: only
     where they pass arrays of one shape each, the first standing for all)."""
     per_call = flat_operand_leaves(ev, launch)
@@ -145,15 +145,15 @@ def _dims(ev: Evaluator, call: CallVal) -> tuple[list[BlockDim] | None, bool]:
     scope, order = call.site.scope, call.order
     if node is None or _is_none(ev, node, scope, order):
         return None, False
-    node, scope, order = _written(ev, node, scope, order)
-    if not isinstance(node, (ast.Tuple, ast.List)):
-        c = ev.const(node, scope, order)
+    written, scope, order = _written(ev, node, scope, order)
+    if not isinstance(written, (ast.Tuple, ast.List)):
+        c = ev.const(written, scope, order)
         if isinstance(c, tuple) and all(isinstance(d, int) or d is None for d in c):
             return [BlockDim(1, True) if d is None else BlockDim(d) for d in c], True
         return None, True
-    if any(isinstance(e, ast.Starred) for e in node.elts):
+    if any(isinstance(e, ast.Starred) for e in written.elts):
         return None, True
-    return [_dim(ev, e, scope, order) for e in node.elts], True
+    return [_dim(ev, e, scope, order) for e in written.elts], True
 
 
 def _is_none(ev: Evaluator, node: ast.AST, scope: Scope, order: Order) -> bool:

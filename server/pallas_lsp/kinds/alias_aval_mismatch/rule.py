@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeVar
 
 from ...analysis import api
 from ...analysis.contexts import Mode
@@ -40,9 +41,11 @@ class AliasAvalMismatch(PythonRule):
 
     def check(self, hit: Hit) -> Report | None:
         got = hit.launch_option("input_output_aliases")
-        if got is None or not isinstance(got[0], ast.Dict):
+        if got is None:
             return None
         node, scope, order = got
+        if not isinstance(node, ast.Dict):
+            return None
         ev = hit.ev
         pairs = []
         for k, v in zip(node.keys, node.values):
@@ -80,7 +83,10 @@ class AliasAvalMismatch(PythonRule):
         return None
 
 
-def _agreed(facts: list) -> object:
+_T = TypeVar("_T")
+
+
+def _agreed(facts: list[_T | None]) -> _T | None:
     """The one fact every application agrees on, or None."""
     return facts[0] if facts and facts[0] is not None and all(f == facts[0] for f in facts) else None
 

@@ -37,9 +37,11 @@ class AliasIndexOutOfRange(PythonRule):
 
     def check(self, hit: Hit) -> Report | None:
         got = hit.launch_option("input_output_aliases")
-        if got is None or not isinstance(got[0], ast.Dict):
+        if got is None:
             return None
         node, scope, order = got
+        if not isinstance(node, ast.Dict):
+            return None
         ev = hit.ev
         pairs = []
         for k, v in zip(node.keys, node.values):

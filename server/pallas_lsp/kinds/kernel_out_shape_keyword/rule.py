@@ -8,6 +8,7 @@ from ...analysis.contexts import Mode
 from ...analysis.findings import Fix, Related, TextEdit
 from ...analysis.module import Span
 from ...analysis.rule_api import Hit, Report
+from ...analysis.scopes import Scope
 from ...rules.base import PythonRule
 
 
@@ -58,7 +59,7 @@ class KernelOutShapeKeyword(PythonRule):
                     safe=True)]
 
 
-def _out_shape_keyword(hit: Hit) -> tuple[ast.keyword, object] | None:
+def _out_shape_keyword(hit: Hit) -> tuple[ast.keyword, Scope] | None:
     """The ``out_shape=`` keyword written in the launch's own call (or the partial it is built by)."""
     site = hit.launch.option_sites.get("out_shape")
     if site is None or "out_shape" not in hit.launch.options:

@@ -6,7 +6,7 @@ import ast
 from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.evaluate import CallVal, PartialVal, TupleVal
-from ...analysis.scopes import DecoratorSite
+from ...analysis.scopes import DecoratorSite, Scope
 from ...analysis.findings import Related
 from ...analysis.launch_specs import read_launch_specs
 from ...analysis.rule_api import NOT_KNOWN, Hit, Report
@@ -98,7 +98,7 @@ class ProgramIdAxisOutOfRange(PythonRule):
         applied = [(site.node, site.scope, ev.order_of(site)) for site in reached.chain]
         applied += [(site.node.func, site.scope, ev.order_of(site)) for site in reached.chain
                     if isinstance(site, DecoratorSite) and isinstance(site.node, ast.Call)]
-        scope = reached.scope
+        scope: Scope | None = reached.scope
         while scope is not None and scope is not reached.root:
             for d in getattr(scope.node, "decorator_list", ()):
                 applied.append((d, scope.parent or scope, None))
