@@ -103,14 +103,12 @@ class Checker:
         """The jax release the file is checked against (releases.ReleaseChoice): the settings'
         ``jax-version``, else the jax of the workspace's environment (a ``.venv`` beside the
         pyproject.toml, or at the checked tree's root), else pallas-lsp's own, else the newest."""
-        from .releases import choose_release
+        from .releases import release_for_config
 
-        root = Path(cfg.source).parent if cfg.source else self._root()
-        key = (cfg.jax_version, cfg.jax_version_from, str(root))
+        key = (cfg.jax_version, cfg.jax_version_from, cfg.source, str(self._root()))
         got = self._releases.get(key)
         if got is None:
-            got = self._releases[key] = choose_release(cfg.jax_version, None, root,
-                                                       explicit_from=cfg.jax_version_from or "setting")
+            got = self._releases[key] = release_for_config(cfg, None, self._root())
         return got
 
     def _root(self) -> Path:

@@ -56,7 +56,8 @@ def workspace_jax_version(setting: str | None, root: Path | None) -> str | None:
     if prefix is None:
         return None
     try:
-        stamp = os.stat(prefix).st_mtime
+        # (site-packages' own times too: installing another jax adds a folder there, not in prefix)
+        stamp = max([os.stat(prefix).st_mtime] + [os.stat(sp).st_mtime for sp in _site_packages(prefix)])
     except OSError:
         return None
     return _jax_version_at(str(prefix), stamp)

@@ -58,12 +58,32 @@ class ReleaseChoice:
         data.pop("problem")
         return data
 
+    def described(self) -> str:
+        """``jax 0.10.2 (from the workspace's .venv)``, for a hover or the server's log; says
+        which release's knowledge is used when it is not the one found."""
+        found = self.version_found or self.release_used
+        text = f"jax {found} ({_source_words(self.source)})"
+        if release_version(found) != self.release_used:
+            text += f"; knowledge of {self.release_used} used"
+        return text
+
     def summary(self) -> str:
         """``jax 0.10.2 from .venv``, for a summary line."""
         found = self.version_found or self.release_used
         text = f"jax {found} from {self.source}"
         return f"{text}; {self.note}" if self.note else text
 
+
+def _source_words(source: str) -> str:
+    if source == DEFAULT:
+        return "the newest verified release: no setting and no jax found"
+    if source == OWN:
+        return "from pallas-lsp's own environment"
+    if source in ("--jax-version", "jaxVersion"):
+        return f"from the {source} setting"
+    if source.endswith("pyproject.toml"):
+        return f"from `jax-version` in {source}"
+    return f"from the workspace's {source}"
 
 
 def map_to_shipped(version: str, shipped: tuple[str, ...] | None = None) -> tuple[str, str]:
@@ -119,6 +139,15 @@ def choose_release(explicit: str | None, environment_setting: str | None, root: 
         used, note = map_to_shipped(version)
         return ReleaseChoice(found, used, source, note, problem)
     return ReleaseChoice(None, shipped_releases()[-1], DEFAULT, "", problem)
+
+
+def release_for_config(cfg, environment_setting: str | None, fallback_root: Path | None) -> ReleaseChoice:
+    """The release for settings (a ``config.Config``): its ``jax-version``, else the jax of the
+    workspace's environment (``environment_setting``; else a ``.venv`` beside the pyproject.toml
+    the settings came from, or at ``fallback_root``), else pallas-lsp's own, else the newest."""
+    root = Path(cfg.source).parent if cfg.source else fallback_root
+    return choose_release(cfg.jax_version, environment_setting, root,
+                          explicit_from=cfg.jax_version_from or "setting")
 
 
 @lru_cache(maxsize=None)

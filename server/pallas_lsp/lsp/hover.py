@@ -10,12 +10,6 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-def _jax_version(session: Session) -> str | None:
-    from ..environment import workspace_jax_version
-
-    return workspace_jax_version(session.settings.python_environment, session.root)
-
-
 async def hover(session: Session, scheduler: Scheduler, params: lsp.HoverParams) -> lsp.Hover | None:
     from ..present import finding_hover, interpret_hover, launch_hover
     from .convert import to_range
@@ -41,7 +35,10 @@ async def hover(session: Session, scheduler: Scheduler, params: lsp.HoverParams)
         first = here[0]
         loc = locate(first.span.line)
         assert loc is not None
-        md = "\n---\n\n".join(finding_hover(f, store, env_jax=_jax_version(session)) for f in here[:4])
+        md = "\n---\n\n".join(finding_hover(f, store) for f in here[:4])
+        choice = a.release_choice
+        if choice is not None and not choice.is_default:  # (whose knowledge, and why that release)
+            md = md.rstrip() + f"\n\nChecked against {choice.described()}.\n"
         return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(first.span, loc, encoding))
     for launch in a.result.launches:
         opt = launch.options.get("interpret")

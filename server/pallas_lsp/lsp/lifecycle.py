@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .session import Session
 
 log = logging.getLogger("pallas_lsp")
-WATCHED = ("**/pyproject.toml", "**/*.json", "**/*.py")
+# (a jax installed or upgraded in the workspace's environment changes the release chosen)
+WATCHED = ("**/pyproject.toml", "**/*.json", "**/*.py", "**/site-packages/jax-*.dist-info/METADATA")
 
 
 def initialize(session: Session, scheduler: Scheduler, params: lsp.InitializeParams) -> None:

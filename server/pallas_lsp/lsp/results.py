@@ -4,7 +4,7 @@ and the module with the workspace followed (phase 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types as lsp
 
@@ -34,6 +34,8 @@ class Analysed:
     partial: bool = False  # this module alone; the workspace-wide result is still coming
     diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
     what_if: dict = field(default_factory=dict)  # assumed interpret mode -> its analysis (made on request)
+    release: Any = None  # analysis.contexts.JaxRelease the analysis was made for (what-if reuses it)
+    release_choice: Any = None  # releases.ReleaseChoice: that release and where it was found (hover)
 
     def locate(self, line: int) -> Location | None:
         """Where a line of the analysed (joined) text lives."""
@@ -60,7 +62,7 @@ def analyse_alone(snap: UnitSnapshot, collector: Collector) -> Analysed | None:
         collector.pause()  # (the worker turns it on again: PausedCollector)
     cfg = snap.config
     result = snap.engine.analyse(snap.text, snap.path, select=cfg.select, ignore=cfg.ignore,
-                                 backends=cfg.backends or ())
+                                 backends=cfg.backends or (), release=snap.release)
     return _analysed(snap, result, partial=snap.program is not None)
 
 
@@ -72,7 +74,7 @@ def analyse_in_workspace(snap: UnitSnapshot) -> tuple[Analysed, set[str]] | None
     program, cfg = snap.program, snap.config
     program.reset_accessed()
     result = snap.engine.analyse_in(program, snap.path, select=cfg.select, ignore=cfg.ignore,
-                                    backends=cfg.backends or ())
+                                    backends=cfg.backends or (), release=snap.release)
     deps = program.reset_accessed()
     return _analysed(snap, result), deps
 
@@ -80,7 +82,8 @@ def analyse_in_workspace(snap: UnitSnapshot) -> tuple[Analysed, set[str]] | None
 def _analysed(snap: UnitSnapshot, result: AnalysisResult, partial: bool = False) -> Analysed:
     if result.syntax_errors and snap.prev is not None:
         _carry_over(snap.prev, result, snap.text)
-    a = Analysed(snap.gen, snap.text, result, snap.slices, snap.docs, snap.unit, partial=partial)
+    a = Analysed(snap.gen, snap.text, result, snap.slices, snap.docs, snap.unit, partial=partial,
+                 release=snap.release, release_choice=snap.release_choice)
     a.diagnostics = diagnostics_of(a, snap.store, snap.caps)
     return a
 

@@ -210,7 +210,7 @@ class Scheduler:
             text, path = a.text, uri_to_path(a.unit)
 
             def work() -> dict:
-                return {m: batch.analyse(text, path, assume_interpret=m) for m in todo}
+                return {m: batch.analyse(text, path, assume_interpret=m, release=a.release) for m in todo}
 
             a.what_if.update(await self.worker.submit(work))
         return a.what_if

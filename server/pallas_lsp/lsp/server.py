@@ -41,12 +41,19 @@ class PallasServer(LanguageServer):
         super().__init__("pallas-lsp", __version__, protocol_cls=PallasProtocol,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=nb_sync)
-        self.session = Session(tell=self.show_problem)
+        self.session = Session(tell=self.show_problem, note=self.log_to_client)
         self.scheduler = Scheduler(self.session, client=self)
 
     def report_server_error(self, error: Exception, source) -> None:
         """Log only: a malformed message from a client is not something to pop up to the user."""
         log.warning("protocol error (%s): %s", getattr(source, "__name__", source), error)
+
+    def log_to_client(self, message: str) -> None:
+        """window/logMessage: the client's output log (the server's status, e.g. the jax chosen)."""
+        try:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, message))
+        except Exception:  # noqa: BLE001 - before initialize there is no client to tell
+            pass
 
     def show_problem(self, message: str) -> None:
         try:

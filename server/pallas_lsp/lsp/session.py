@@ -94,14 +94,22 @@ class UnitSnapshot:
     prev: Analysed | None  # the unit's last analysis (carried over mid-edit)
     max_file_bytes: int
     program: Any = None  # analysis.program.Program: followed across the workspace (phase 2), or None
+    release: Any = None  # analysis.contexts.JaxRelease: the jax release the unit is checked against
+    release_choice: Any = None  # releases.ReleaseChoice: that release, and where it was found
 
 
 class Session:
     """``tell`` shows the user a problem (a bad setting, a missing records file); each message
-    is told once per session, again after the configuration files change."""
+    is told once per session, again after the configuration files change. ``note`` logs what
+    the user may want to know but need not see (the jax release chosen)."""
 
-    def __init__(self, tell: Callable[[str], None]) -> None:
+    def __init__(self, tell: Callable[[str], None], note: Callable[[str], None] = lambda message: None) -> None:
         self.tell = tell
+        self.note = note
+        # (jax-version, where written, pyproject, python setting, root) -> releases.ReleaseChoice;
+        # emptied when the settings or the configuration files change (the choice may too)
+        self._releases: dict[tuple, Any] = {}
+        self._releases_noted: set[str] = set()  # each choice logged once per change
         self.docs: dict[str, Document] = {}
         self.notebooks: dict[str, Notebook] = {}
         self.gens: dict[str, int] = {}  # unit -> generation, bumped by every change
@@ -219,11 +227,15 @@ class Session:
         config = self.config_for(unit)
         store = self.store_for(config)
         limit = self.settings.max_file_bytes
+        from ..releases import analysis_release
+
+        choice = self.release_for(config)
         return UnitSnapshot(
             unit=unit, gen=self.gens.get(unit, 0), path=uri_to_path(unit) or unit, text=text, slices=slices,
             docs=docs, config=config, store=store, engine=self.engine_for(store), caps=replace(self.caps),
             stale=self.stale_flag(unit), prev=self.analysed.get(unit), max_file_bytes=limit,
-            program=self.program_for(unit) if len(text) <= limit else None)
+            program=self.program_for(unit) if len(text) <= limit else None,
+            release=analysis_release(choice.release_used), release_choice=choice)
 
     def program_for(self, unit: str):
         """The workspace program, for a file inside the workspace (notebooks and files elsewhere
@@ -334,7 +346,9 @@ class Session:
         ``select`` may name, whichever of the two names them)."""
         path = uri_to_path(unit)
         base = Config(select=self.settings.select, ignore=self.settings.ignore,
-                      records=tuple(self.settings.records), backends=self.settings.backends)
+                      records=tuple(self.settings.records), backends=self.settings.backends,
+                      jax_version=self.settings.jax_version,
+                      jax_version_from="jaxVersion" if self.settings.jax_version is not None else None)
         cfg = Config()
         if path is not None:
             try:
@@ -343,15 +357,42 @@ class Session:
                 log.exception("reading config for %s", path)
         rules = self.engine_for(self.store_for(cfg.merged(base))).rules
         cfg = with_known_rules(cfg, rules).merged(with_known_rules(base, rules, "pallas-lsp setting"))
+        if base.jax_version is not None:  # (the editor's explicit jaxVersion over a pyproject's jax-version)
+            cfg = replace(cfg, jax_version=base.jax_version, jax_version_from=base.jax_version_from)
         for p in cfg.problems:
             self.notify_problem(p)
         return cfg
 
+    def release_for(self, cfg: Config):
+        """The jax release a unit with settings ``cfg`` is checked against (releases.ReleaseChoice),
+        chosen as ``check`` chooses it, the ``pythonEnvironment`` setting naming the workspace's
+        environment; each new choice logged once (the server's status)."""
+        from ..releases import release_for_config
+
+        key = (cfg.jax_version, cfg.jax_version_from, cfg.source, self.settings.python_environment,
+               str(self.root))
+        got = self._releases.get(key)
+        if got is None:
+            got = self._releases[key] = release_for_config(cfg, self.settings.python_environment, self.root)
+            if got.problem:
+                self.notify_problem(got.problem)
+            words = got.described()
+            if words not in self._releases_noted:
+                self._releases_noted.add(words)
+                log.info("checking against %s", words)
+                self.note(f"pallas-lsp: checking against {words}")
+        return got
+
+    def _release_may_change(self) -> None:
+        self._releases.clear()
+        self._releases_noted.clear()
+
     def config_files_changed(self) -> None:
-        """A records file or a pyproject.toml changed on disk: read them again, and tell their
-        problems again."""
+        """A records file, a pyproject.toml or the workspace's jax changed on disk: read them
+        again, tell their problems again, and choose the release again."""
         self._stores.clear()
         self.told.clear()
+        self._release_may_change()
 
     def notify_problem(self, message: str) -> None:
         if message in self.told:
@@ -369,5 +410,6 @@ class Session:
             return False
         self.settings = new
         self.settings_gen += 1
+        self._release_may_change()
         logging.getLogger("pallas_lsp").setLevel(LOG_LEVELS[new.log_level])
         return True

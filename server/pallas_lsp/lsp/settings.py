@@ -38,6 +38,9 @@ class Settings:
     python_environment: str | None = None
     max_file_bytes: int = 5_000_000  # larger documents are not analysed (memory and latency stay bounded)
     backends: tuple[str, ...] | None = None  # the accelerators the code ships to (None: not set)
+    # The jax release the code runs on ("0.10.2"), over a pyproject's `jax-version` (None: not
+    # set; the workspace's environment decides). Its form is checked where the release is chosen.
+    jax_version: str | None = None
 
 
 _DEFAULTS = Settings()
@@ -49,6 +52,7 @@ _KEYS = {
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
     "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None,
     "interpreter": None, "importStrategy": None, "trace": None, "backends": "backends",
+    "jaxVersion": "jax_version",
 }
 
 
@@ -118,6 +122,11 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
         elif field_name == "log_level":
             if value not in LOG_LEVELS:
                 problems.append(f"pallas-lsp setting `{key}` must be one of {', '.join(LOG_LEVELS)}; using info")
+                continue
+            updates[field_name] = value
+        elif field_name == "jax_version":
+            if not isinstance(value, str):
+                problems.append(f"pallas-lsp setting `{key}` must be a jax version such as \"0.10.2\"; ignored")
                 continue
             updates[field_name] = value
         elif field_name == "python_environment":
