@@ -371,21 +371,41 @@ def cmd_rules(args: argparse.Namespace) -> int:
         print(rules_summary() if args.summary else rules_markdown(), end="")
         return 0
     store = _store(args.records or [], sys.stderr)
+    choice = _rules_release(args)
     rows = []
     for rule in default_rule_set(store.records):
         rec = store.by_slug(rule.record)
         rows.append({"code": rule.code, "name": rule.name, "record": rule.record,
                      "record_loaded": rec is not None, "summary": rule.summary,
                      "kind": "python" if rule_by_code(rule.code) is not None else "data",
-                     "verified_on_jax": list(verified_on(rule))})
+                     "verified_on_jax": list(verified_on(rule)),
+                     "jax": choice.as_json()})  # (the release whose tables and defaults the rules read)
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
+    print(f"Knowledge for {choice.described()}")
     for r in rows:
         print(f"{r['code']}  {r['name']:<28} record: {r['record']}")
         print(f"        {r['summary']}")
         print(f"        verified on jax {', '.join(r['verified_on_jax'])}")
     return 0
+
+
+def _rules_release(args: argparse.Namespace):
+    """The release ``check`` would use here: --jax-version, else the working folder's
+    pyproject.toml ``jax-version``, else its .venv, pallas-lsp's own, the newest."""
+    from dataclasses import replace
+
+    from .config import find_config
+    from .releases import release_for_config
+
+    cfg = find_config(Path.cwd())
+    if args.jax_version is not None:
+        cfg = replace(cfg, jax_version=args.jax_version, jax_version_from="--jax-version")
+    choice = release_for_config(cfg, None, Path.cwd())
+    if choice.problem:
+        _warn(f"config: {choice.problem}")
+    return choice
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -459,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --format markdown: only the table of rule families (the README's Rules table)")
     r.add_argument("--records", action="append", metavar="PATH",
                    help="also list the rules these records' detection sections declare")
+    r.add_argument("--jax-version", metavar="VERSION",
+                   help="the jax release whose knowledge to show (default: as `check` chooses it here)")
     r.set_defaults(func=cmd_rules)
 
     dev = sub.add_parser("dev", help="tools for working on pallas-lsp itself").add_subparsers(dest="dev_command")

@@ -79,8 +79,10 @@ def _source_words(source: str) -> str:
         return "the newest verified release: no setting and no jax found"
     if source == OWN:
         return "from pallas-lsp's own environment"
-    if source in ("--jax-version", "jaxVersion"):
-        return f"from the {source} setting"
+    if source == "--jax-version":
+        return "from --jax-version"
+    if source == "jaxVersion":
+        return "from the jaxVersion setting"
     if source.endswith("pyproject.toml"):
         return f"from `jax-version` in {source}"
     return f"from the workspace's {source}"
