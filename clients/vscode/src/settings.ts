@@ -29,6 +29,8 @@ export interface ExtensionSettings {
   unsafeFixes: boolean;
   ignoreCommentActions: boolean;
   logLevel: LogLevel;
+  /** The jax release the code runs on (`pallasLsp.jaxVersion`); null: the workspace's environment decides. */
+  jaxVersion: string | null;
 }
 
 /** The flat object the server reads from initializationOptions / workspace/configuration. */
@@ -44,6 +46,8 @@ export interface ServerSettings {
   unsafeFixes: boolean;
   ignoreCommentActions: boolean;
   logLevel: LogLevel;
+  /** null: not set (the server then reads the workspace's jax, as `check` does). */
+  jaxVersion: string | null;
 }
 
 export const SECTION = "pallasLsp";
@@ -62,6 +66,7 @@ export const DEFAULTS: ExtensionSettings = {
   unsafeFixes: false,
   ignoreCommentActions: true,
   logLevel: "info",
+  jaxVersion: null,
 };
 
 /** Settings whose change needs a new server process. */
@@ -78,6 +83,7 @@ export const SERVER_KEYS = [
   "unsafeFixes",
   "codeAction.ignoreComment.enable",
   "logLevel",
+  "jaxVersion",
 ] as const;
 
 /** Reads one setting below `pallasLsp.`, e.g. `get("codeLens.enable")`. */
@@ -127,6 +133,7 @@ export function readSettings(
   const strategy = get("importStrategy");
   const level = get("logLevel");
   const debounce = get("debounceMs");
+  const jaxVersion = get("jaxVersion");
   return {
     path: expand(stringList(get("path"), DEFAULTS.path)),
     interpreter: expand(stringList(get("interpreter"), DEFAULTS.interpreter)),
@@ -146,6 +153,7 @@ export function readSettings(
     unsafeFixes: bool(get("unsafeFixes"), DEFAULTS.unsafeFixes),
     ignoreCommentActions: bool(get("codeAction.ignoreComment.enable"), DEFAULTS.ignoreCommentActions),
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : DEFAULTS.logLevel,
+    jaxVersion: typeof jaxVersion === "string" && jaxVersion.trim() !== "" ? jaxVersion.trim() : DEFAULTS.jaxVersion,
   };
 }
 
@@ -162,6 +170,7 @@ export function toServerSettings(s: ExtensionSettings): ServerSettings {
     unsafeFixes: s.unsafeFixes,
     ignoreCommentActions: s.ignoreCommentActions,
     logLevel: s.logLevel,
+    jaxVersion: s.jaxVersion,
   };
 }
 
@@ -196,6 +205,9 @@ export function checkArgs(s: ExtensionSettings, target: string): string[] {
   }
   if (s.backends.length) {
     args.push("--backends", s.backends.join(","));
+  }
+  if (s.jaxVersion !== null) {
+    args.push("--jax-version", s.jaxVersion);
   }
   args.push(target);
   return args;

@@ -26,6 +26,7 @@ test("defaults when nothing is set", () => {
     unsafeFixes: false,
     ignoreCommentActions: true,
     logLevel: "info",
+    jaxVersion: null, // (sent as null: the server reads the workspace's jax)
   });
 });
 
@@ -42,6 +43,7 @@ test("VS Code settings map to the flat server object", () => {
       unsafeFixes: true,
       "codeAction.ignoreComment.enable": false,
       logLevel: "debug",
+      jaxVersion: " 0.10.2 ",
       path: ["/opt/bin/pallas-lsp"],
       interpreter: ["${workspaceFolder}/.venv/bin/python"],
       importStrategy: "useBundled",
@@ -59,6 +61,7 @@ test("VS Code settings map to the flat server object", () => {
     unsafeFixes: true,
     ignoreCommentActions: false,
     logLevel: "debug",
+    jaxVersion: "0.10.2",
   });
   assert.deepEqual(s.path, ["/opt/bin/pallas-lsp"]);
   assert.deepEqual(s.interpreter, ["/w/.venv/bin/python"]);
@@ -77,6 +80,7 @@ test("wrong types fall back to defaults", () => {
       "codeLens.enable": "no",
       unsafeFixes: "yes",
       logLevel: "verbose",
+      jaxVersion: 0.1,
       importStrategy: "fromPath",
       path: "",
     }),
@@ -88,6 +92,8 @@ test("wrong types fall back to defaults", () => {
   assert.equal(s.codeLens, true);
   assert.equal(s.unsafeFixes, false);
   assert.equal(s.logLevel, "info");
+  assert.equal(s.jaxVersion, null);
+  assert.equal(readSettings(getter({ jaxVersion: "  " })).jaxVersion, null);
   assert.equal(s.importStrategy, "fromEnvironment");
   assert.deepEqual(s.path, []);
   assert.equal(readSettings(getter({ debounceMs: 12.6 })).debounceMs, 13);
@@ -117,6 +123,7 @@ test("executable settings restart, rule settings are sent", () => {
     "pallasLsp.unsafeFixes",
     "pallasLsp.codeAction.ignoreComment.enable",
     "pallasLsp.logLevel",
+    "pallasLsp.jaxVersion",
   ]) {
     assert.equal(changeAction(only(key)), "notify", key);
   }
@@ -128,7 +135,13 @@ test("executable settings restart, rule settings are sent", () => {
 
 test("check arguments carry the rule settings", () => {
   const s = readSettings(
-    getter({ select: ["PAL001", "PAL003"], ignore: ["PAL004"], records: ["/r/a.json", "/r/b"], backends: ["cpu"] }),
+    getter({
+      select: ["PAL001", "PAL003"],
+      ignore: ["PAL004"],
+      records: ["/r/a.json", "/r/b"],
+      backends: ["cpu"],
+      jaxVersion: "0.10.2",
+    }),
   );
   assert.deepEqual(checkArgs(s, "/w"), [
     "check",
@@ -144,6 +157,8 @@ test("check arguments carry the rule settings", () => {
     "/r/b",
     "--backends",
     "cpu",
+    "--jax-version",
+    "0.10.2",
     "/w",
   ]);
   assert.deepEqual(checkArgs(DEFAULTS, "/w"), ["check", "--output-format", "json", "/w"]);
