@@ -809,3 +809,26 @@ def test_no_rows_built_outside_where_the_edit_cannot_be_told(window, more, again
 def fixes_of_all(code, rule_code):
     return [f.title for finding in analyse(code, "example.py").findings if finding.code == rule_code
             for f in finding.fixes]
+
+
+def test_a_bare_force_gpu_interpret_mode_gets_params_that_skip_inline_mgpu():
+    # (the fix's imports broke when the rule moved into its kind folder: no fix was offered)
+    code = HEADER + """
+
+def kernel(x_ref, o_ref):
+    @plgpu.inline_mgpu(arg_types=(plgpu.RefType(),))
+    def fence(ctx, ref):
+        pass
+
+    o_ref[...] = x_ref[...] + 1.0
+    fence(o_ref)
+
+
+def main():
+    x = jnp.zeros((128,), jnp.float32)
+    with plgpu.force_gpu_interpret_mode():
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+"""
+    fixes = fixes_of(code, "PAL003")
+    fix = fixes['Add inline_mgpu="ignore" to the GPU interpret params (the call is skipped while interpreting)']
+    assert [e.new_text for e in fix.edits] == ['plgpu.InterpretGPUParams(inline_mgpu="ignore")']

@@ -246,8 +246,8 @@ class InlineMgpuInInterpretMode(ApiInContextRule):
                 cls = local_name_for(index, api.GPU_INTERPRET_PARAMS)
                 if cls is not None:
                     sp = index.span(site.node, site.scope)
-                    from ..analysis.findings import TextEdit
-                    from ..analysis.module import Span
+                    from ...analysis.findings import TextEdit
+                    from ...analysis.module import Span
 
                     edit = TextEdit(Span(sp.end_line, sp.end_col - 1, sp.end_line, sp.end_col - 1),
                                     f'{cls}(inline_mgpu="ignore")')
