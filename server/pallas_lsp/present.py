@@ -61,7 +61,7 @@ def problems_of(result: AnalysisResult, launch: Launch) -> list[Finding]:
     return [f for f in result.findings if f.launch_line == launch.line and f.record is not None]
 
 
-def finding_hover(f: Finding, store: RecordStore, *, env_jax: str | None = None) -> str:
+def finding_hover(f: Finding, store: RecordStore) -> str:
     rule = _rule(f.code)
     rec = store.by_slug(f.record) if f.record else None
     parts = [f"**{f.code}** · {f.message.split(': kernel ')[0]}", ""]
@@ -102,9 +102,6 @@ def finding_hover(f: Finding, store: RecordStore, *, env_jax: str | None = None)
         footer.append("verified on jax " + ", ".join(rule.verified_on))
     if footer:
         parts.append(" · ".join(footer))
-    if env_jax and rule is not None and env_jax not in rule.verified_on:
-        parts += ["", f"⚠ Your environment has jax {env_jax}; this prediction was verified on jax "
-                      f"{', '.join(rule.verified_on)}. Behaviour may differ."]
     return "\n".join(parts).rstrip() + "\n"
 
 
