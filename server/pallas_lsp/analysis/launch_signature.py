@@ -11,6 +11,7 @@ list it cannot read leaves the whole count unknown, and rules built on it stay q
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -600,3 +601,194 @@ def _shown(ev: Evaluator, opt: tuple[ast.expr, Scope, Order], const: object) -> 
     if isinstance(const, tuple):
         return repr(const)
     return ast.unparse(opt[0])
+
+
+# --- grid entries that are surely not integers (GridSpec.__init__ in jax/_src/pallas/core.py) ---
+
+# NumPy functions whose result, for a Python number, is a NumPy float scalar (``np.ceil(7 / 2)``
+# is ``np.float64(4.0)``): GridSpec accepts ints and jax.Arrays only.
+_NUMPY_FLOAT_RESULTS = {f"numpy.{n}" for n in ("ceil", "floor", "round", "rint", "trunc", "sqrt", "float64",
+                                               "float32", "true_divide", "divide")}
+_NUMPY_ROUNDING = {"numpy.ceil": math.ceil, "numpy.floor": math.floor}
+_INT_RESULTS = {"builtins.int", "builtins.len", "math.ceil", "math.floor", "math.prod", "math.trunc"}
+_NUMBER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+def python_number_kind(ev: Evaluator, node: ast.AST, scope: Scope, order: Order = None,
+                       depth: int = 0) -> str | None:
+    """What a scalar expression surely is on the host: ``"int"``, ``"float"`` (a Python float)
+    or ``"numpy-float"`` (a NumPy float scalar); None when not sure (a parameter no caller is
+    followed for, a jnp value, anything not spelled out)."""
+    if depth > _MAX_NEST * 2:
+        return None
+    c = ev.const(node, scope, order)
+    if isinstance(c, bool):
+        return None
+    if isinstance(c, int):
+        return "int"
+    if isinstance(c, float):
+        return "float"
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.scope is None:
+            return None
+        if b.kind == "param":
+            return _param_number_kind(ev, b.scope, node.id, depth)
+        if b.kind != "assign" or b.node is None:
+            return None
+        return python_number_kind(ev, b.node, b.scope, ev.order_of(b), depth + 1)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return python_number_kind(ev, node.operand, scope, order, depth + 1)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return "int"  # (an array's shape holds Python ints)
+    if isinstance(node, ast.Attribute) and node.attr in ("ndim", "size") and array_shape(
+            ev, node.value, scope, order) is not None:
+        return "int"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, *_NUMBER_OPS)):
+        left = python_number_kind(ev, node.left, scope, order, depth + 1)
+        right = python_number_kind(ev, node.right, scope, order, depth + 1)
+        if left is None or right is None:
+            return None
+        if "numpy-float" in (left, right):
+            return "numpy-float"
+        if isinstance(node.op, ast.Div) or "float" in (left, right):
+            return "float"
+        return "int"
+    if isinstance(node, ast.Call) and not node.keywords:
+        called = ev.called_api(ev.value(node, scope, order))
+        args = [python_number_kind(ev, a, scope, order, depth + 1) for a in node.args]
+        if called in _INT_RESULTS and len(node.args) == 1:
+            return "int"
+        if called == f"{api.PL}.cdiv" and args and all(a == "int" for a in args):
+            return "int"
+        if called == "builtins.float" and len(node.args) == 1:
+            return "float"
+        if called in _NUMPY_FLOAT_RESULTS and args and all(a is not None for a in args):
+            return "numpy-float"
+    return None
+
+
+def _param_sources(ev: Evaluator, fn: Scope, name: str) -> list[tuple[ast.expr, Scope, Order, tuple]] | None:
+    """What fills a helper's parameter: the call the analysis followed into it, else every
+    caller's argument (None when one cannot be told, or is jit-traced: then it is an array)."""
+    got = ev.argument_for(fn, name)
+    if got is not None:
+        return [got]
+    sources = []
+    for inv in ev.callers_of(fn):
+        bound = ev.bind_param(inv, name)
+        if bound is None or bound.node is None or bound.scope is None or bound.traced:
+            return None
+        sources.append((bound.node, bound.scope, bound.order, ev.frames))
+    return sources or None
+
+
+def _param_number_kind(ev: Evaluator, fn: Scope, name: str, depth: int) -> str | None:
+    """A helper's parameter: the kind every source of it has (all the same), else None."""
+    kinds = set()
+    for node, scope, order, frames in _param_sources(ev, fn, name) or ():
+        with ev.within(frames):
+            kinds.add(python_number_kind(ev, node, scope, order, depth + 1))
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+@dataclass(frozen=True)
+class NonIntegerGrid:
+    """A grid JAX rejects: the grid node, the first entry that is no integer (the grid itself
+    for a bare scalar), how JAX shows the grid (None: not known), and the error it raises."""
+
+    node: ast.expr
+    scope: Scope
+    entry: ast.AST
+    shown: str | None
+    error: str
+
+
+def _grid_option(ev: Evaluator, launch: Launch) -> tuple[ast.expr, Scope, Order, tuple] | None:
+    """The ``grid`` a ``pallas_call`` or its grid spec is given (a grid spec's positional too),
+    with the frames its helper's parameters are read in."""
+    if launch.api.name != api.PALLAS_CALL:
+        return None
+    spec = grid_spec_call(ev, launch)
+    if spec is not None:
+        node = ev.kwarg(spec.site, "grid")
+        if node is None:
+            node = ev.posarg(spec.site, 0 if ev.called_api(spec) == api.GRID_SPEC else 1)
+        return (node, spec.site.scope, ev.order_of(spec.site), spec.frames) if node is not None else None
+    opt = launch.options.get("grid")
+    return (*opt, ev.frames) if opt is not None else None
+
+
+def non_integer_grid(ev: Evaluator, launch: Launch) -> NonIntegerGrid | None:
+    """The launch's grid where an entry is surely a Python or NumPy float (``n / BLOCK``,
+    ``np.ceil(...)``), or the grid is itself a float; every other entry must be surely known
+    too, so the message can show the grid as JAX does."""
+    opt = _grid_option(ev, launch)
+    if opt is None:
+        return None
+    node, scope, order, frames = opt
+    with ev.within(frames):
+        return _non_integer_grid(ev, node, scope, order)
+
+
+def _non_integer_grid(ev: Evaluator, node: ast.expr, scope: Scope, order: Order) -> NonIntegerGrid | None:
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        kinds = [python_number_kind(ev, *item) for item in v.items]
+        bad = next((item for item, k in zip(v.items, kinds) if k in ("float", "numpy-float")), None)
+        if bad is None:
+            return None
+        shown = _grid_shown(ev, v.items, kinds)
+        return NonIntegerGrid(node, scope, bad[0], shown,
+                              f"ValueError: Grid must be a tuple of integers or jax.Array, got "
+                              f"{shown or f'a grid whose entry `{ast.unparse(bad[0])}` is a float'}")
+    kind = python_number_kind(ev, node, scope, order)
+    if kind == "float":
+        return NonIntegerGrid(node, scope, node, None, "TypeError: 'float' object is not subscriptable")
+    if kind == "numpy-float":
+        return NonIntegerGrid(node, scope, node, None, "IndexError: invalid index to scalar variable.")
+    return None
+
+
+def _grid_shown(ev: Evaluator, items, kinds: list[str | None]) -> str | None:
+    """``(8.0,)`` / ``(np.float64(8.0), 4)``: the grid as JAX prints it, where every entry folds."""
+    shown = []
+    for (node, scope, order), kind in zip(items, kinds):
+        number = _fold_number(ev, node, scope, order)
+        if number is None:
+            return None
+        shown.append(f"np.float64({float(number)!r})" if kind == "numpy-float" else repr(number))
+    return f"({shown[0]},)" if len(shown) == 1 else f"({', '.join(shown)})"
+
+
+def _fold_number(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, depth: int = 0) -> float | int | None:
+    c = ev.const(node, scope, order)
+    if isinstance(c, (int, float)) and not isinstance(c, bool):
+        return c
+    if depth > _MAX_NEST * 2:
+        return None
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is not None and b.scope is not None and b.kind == "assign" and b.node is not None:
+            return _fold_number(ev, b.node, b.scope, ev.order_of(b), depth + 1)
+        if b is not None and b.scope is not None and b.kind == "param":
+            numbers = set()
+            for n, sc, o, frames in _param_sources(ev, b.scope, node.id) or ():
+                with ev.within(frames):
+                    numbers.add(_fold_number(ev, n, sc, o, depth + 1))
+            return numbers.pop() if len(numbers) == 1 else None
+        return None
+    if isinstance(node, ast.BinOp):
+        a = _fold_number(ev, node.left, scope, order, depth + 1)
+        b2 = _fold_number(ev, node.right, scope, order, depth + 1)
+        if a is None or b2 is None:
+            return None
+        ops = {ast.Add: lambda: a + b2, ast.Sub: lambda: a - b2, ast.Mult: lambda: a * b2,
+               ast.Div: lambda: a / b2 if b2 else None, ast.FloorDiv: lambda: a // b2 if b2 else None}
+        op = ops.get(type(node.op))
+        return op() if op is not None else None
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        rounding = _NUMPY_ROUNDING.get(ev.called_api(ev.value(node, scope, order)) or "")
+        inner = _fold_number(ev, node.args[0], scope, order, depth + 1) if rounding else None
+        return None if inner is None else float(rounding(inner))
+    return None

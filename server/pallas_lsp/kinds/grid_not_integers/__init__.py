@@ -1,0 +1,1 @@
+"""PAL608: a kind with a Python rule (rule.py)."""
