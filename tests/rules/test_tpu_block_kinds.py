@@ -120,6 +120,134 @@ with use_abstract_mesh(TPU):
     fill.trace(jax.ShapeDtypeStruct((48, 512), jnp.int32)).lower(lowering_platforms=("tpu",))
 print("lowered")
 """),
+    # PAL641: an int8 output row block of 256 made by a helper inside a pl.GridSpec (int8's 1-D
+    # tile is 512; the float32 input block of 256 passes).
+    "grid_spec_helper_int8_rows_256": ("PAL641", """\
+def row_spec(size):
+    return pl.BlockSpec((size,), lambda i: (i,))
+
+
+def quantize_kernel(x_ref, o_ref):
+    o_ref[...] = (x_ref[...] * 127.0).astype(jnp.int8)
+
+
+def quantize(x):
+    return pl.pallas_call(
+        quantize_kernel,
+        grid_spec=pl.GridSpec(grid=(8,), in_specs=[row_spec(256)],
+                              out_specs=row_spec(256)),  # here
+        out_shape=jax.ShapeDtypeStruct((2048,), jnp.int8),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(quantize).trace(jax.ShapeDtypeStruct((2048,), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    "grid_spec_helper_int8_rows_512": (None, """\
+def row_spec(size):
+    return pl.BlockSpec((size,), lambda i: (i,))
+
+
+def quantize_kernel(x_ref, o_ref):
+    o_ref[...] = (x_ref[...] * 127.0).astype(jnp.int8)
+
+
+def quantize(x):
+    return pl.pallas_call(
+        quantize_kernel,
+        grid_spec=pl.GridSpec(grid=(4,), in_specs=[row_spec(512)],
+                              out_specs=row_spec(512)),
+        out_shape=jax.ShapeDtypeStruct((2048,), jnp.int8),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(quantize).trace(jax.ShapeDtypeStruct((2048,), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    # PAL641: a float32 chunk of 384 (divides the array, not a power of 2) in a
+    # PrefetchScalarGridSpec: args[1], counting the scalar-prefetch operand.
+    "prefetch_chunk_384": ("PAL641", """\
+def gather_kernel(offsets_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] + offsets_ref[0]
+
+
+def gather(offsets, x):
+    chunk = 384
+    return pl.pallas_call(
+        gather_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(x.shape[0] // chunk,),
+            in_specs=[pl.BlockSpec((chunk,), lambda i, off: (i,))],  # here
+            out_specs=pl.BlockSpec((chunk,), lambda i, off: (i,)),
+        ),
+    )(offsets, x)
+
+
+def main():
+    offsets = jnp.zeros((4,), jnp.int32)
+    x = jnp.zeros((1536,), jnp.float32)
+    with use_abstract_mesh(TPU):
+        jax.jit(gather).trace(offsets, x).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+main()
+"""),
+    "prefetch_chunk_512": (None, """\
+def gather_kernel(offsets_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] + offsets_ref[0]
+
+
+def gather(offsets, x):
+    chunk = 512
+    return pl.pallas_call(
+        gather_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(x.shape[0] // chunk,),
+            in_specs=[pl.BlockSpec((chunk,), lambda i, off: (i,))],
+            out_specs=pl.BlockSpec((chunk,), lambda i, off: (i,)),
+        ),
+    )(offsets, x)
+
+
+def main():
+    offsets = jnp.zeros((4,), jnp.int32)
+    x = jnp.zeros((2048,), jnp.float32)
+    with use_abstract_mesh(TPU):
+        jax.jit(gather).trace(offsets, x).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+main()
+"""),
+    # A bad 2-D block checked before a bad 1-D one: JAX raises the 2-D tiling error only.
+    "two_d_block_fails_before_one_d": ("PAL640", """\
+def scale_kernel(w_ref, b_ref, o_ref):
+    o_ref[...] = w_ref[...] * 2.0 + b_ref[0]
+
+
+def scale(w, b):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(w.shape, w.dtype),
+        grid=(4,),
+        in_specs=[pl.BlockSpec((16, 100), lambda i: (i, 0)),  # here
+                  pl.BlockSpec((100,), lambda i: (0,))],
+        out_specs=pl.BlockSpec((16, 100), lambda i: (i, 0)),
+    )(w, b)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(scale).trace(jax.ShapeDtypeStruct((64, 300), jnp.float32),
+                         jax.ShapeDtypeStruct((300,), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
 }
 
 # Programs where the tiling is not checked or not known: the rule must stay quiet.
@@ -166,6 +294,29 @@ def lookup(ids, table):
 jax.jit(lookup).trace(jax.ShapeDtypeStruct((8,), jnp.int32),
                       jax.ShapeDtypeStruct((256, 128), jnp.float32)).lower(lowering_platforms=("cuda",))
 """,
+    # A 1-D chunk of 384 in interpret mode: no Mosaic check (ran clean).
+    "interpret_mode_1d_chunk_384": """\
+def gather_kernel(offsets_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] + offsets_ref[0]
+
+
+def gather(offsets, x):
+    chunk = 384
+    return pl.pallas_call(
+        gather_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(x.shape[0] // chunk,),
+            in_specs=[pl.BlockSpec((chunk,), lambda i, off: (i,))],
+            out_specs=pl.BlockSpec((chunk,), lambda i, off: (i,)),
+        ),
+        interpret=True,
+    )(offsets, x)
+
+
+print(gather(jnp.zeros((4,), jnp.int32), jnp.ones((1536,), jnp.float32))[:2])
+""",
     # The operands' shapes are not said anywhere (no caller).
     "array_shape_unknown": """\
 def blend_kernel(a_ref, b_ref, o_ref):
@@ -187,7 +338,7 @@ def blend(a, b):
 """,
 }
 
-CODES = {"PAL640"}
+CODES = {"PAL640", "PAL641"}
 
 
 def findings(source: str) -> list[tuple[str, int]]:
@@ -215,3 +366,10 @@ def test_the_tiling_message_says_the_numbers() -> None:
                   if f.code == "PAL640"]
     assert "(16, 200)" in finding.message and "(64, 400)" in finding.message
     assert "last dim 200 is neither a multiple of 128 nor 400" in finding.message
+
+
+def test_the_1d_tiling_message_says_the_dtype_tile() -> None:
+    (finding,) = [f for f in analyse(HEAD + CASES["grid_spec_helper_int8_rows_256"][1], "case.py").findings
+                  if f.code == "PAL641"]
+    assert "(256,) for outputs, a int8 (2048,) array" in finding.message
+    assert "not a power of 2 at least 512 (128 * (32 // 8) for int8)" in finding.message

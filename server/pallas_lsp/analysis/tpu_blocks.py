@@ -31,6 +31,14 @@ SUBLANES, LANES = 8, 128
 
 # The verdicts of one block mapping, in the order ``_check_block_mappings`` tests them.
 TILING = "tpu-block-tiling"
+ONE_D_TILING = "tpu-block-1d-tiling"
+
+# Every TPU generation's vreg is 8 sublanes by 128 lanes (``tpu_info``), so a rank-1 block that
+# is a multiple of 8 * 128 always passes.
+CHUNK = SUBLANES * LANES
+# Bits per element as Mosaic stores it (bool is kept as int32 memrefs).
+_BITS = {"float32": 32, "int32": 32, "uint32": 32, "bool": 32, "bfloat16": 16, "float16": 16, "int16": 16,
+         "uint16": 16, "bool_": 32, "int8": 8, "uint8": 8, "float8_e4m3fn": 8, "float8_e5m2": 8, "int4": 4, "uint4": 4}
 
 
 @dataclass
@@ -240,6 +248,36 @@ def tiling_defect(block: TpuBlock) -> BlockDefect | None:
     return BlockDefect(TILING, block, detail)
 
 
+def one_d_tiling_defect(block: TpuBlock) -> BlockDefect | None:
+    """Whether a rank-1 VMEM block of b elements over an array of n surely fails: b != n, b not a
+    multiple of 1024, and b not a power of 2 at least the dtype's tile (128 * (32 // bits)).
+    With the dtype unknown a power of 2 is never flagged (its tile is not known)."""
+    if block.memory_space not in ("default", "vmem") or block.dims is None or len(block.dims) != 1:
+        return None
+    if block.array is None or len(block.array) != 1:
+        return None
+    (dim,), (length,) = block.dims, block.array
+    if dim.squeezed or dim.size is None or dim.size == length or dim.size % CHUNK == 0:
+        return None
+    size = dim.size
+    power_of_2 = size > 0 and size & (size - 1) == 0
+    bits = _BITS.get(block.dtype) if block.dtype else None
+    if power_of_2 and (bits is None or size >= LANES * (32 // bits)):
+        return None
+    reasons = [f"not the array's length {length}", f"not a multiple of {CHUNK}"]
+    if bits is None:
+        reasons.append("not a power of 2")
+    else:
+        min_tile = LANES * (32 // bits)
+        reasons.append(f"not a power of 2 at least {min_tile} (128 * (32 // {bits}) for {block.dtype})"
+                       if power_of_2 else "not a power of 2")
+    dtype = f"{block.dtype} " if block.dtype else ""
+    detail = (f"rank-1 block {block.block_words()} for {block.origin}, a {dtype}({length},) array: the Mosaic TPU "
+              f"lowering needs a 1-D block equal to the array, a multiple of {CHUNK}, or a large enough power of 2; "
+              f"{size} is {', '.join(reasons)}")
+    return BlockDefect(ONE_D_TILING, block, detail)
+
+
 def legal_tile(block_dim: int, array_dim: int, multiple: int) -> int | None:
     """The legal size nearest ``block_dim`` that still divides ``array_dim``: a multiple of
     ``multiple`` dividing it, or the whole dim (None when only the whole dim is left and it is
@@ -263,5 +301,5 @@ def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
     return None
 
 
-__all__ = ["BlockDefect", "BlockDim", "LANES", "SUBLANES", "TILING", "TpuBlock", "first_block_defect",
-           "legal_tile", "tiling_defect", "tpu_blocks"]
+__all__ = ["BlockDefect", "BlockDim", "CHUNK", "LANES", "ONE_D_TILING", "SUBLANES", "TILING", "TpuBlock", "first_block_defect",
+           "legal_tile", "one_d_tiling_defect", "tiling_defect", "tpu_blocks"]

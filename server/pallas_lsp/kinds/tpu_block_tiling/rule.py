@@ -6,7 +6,7 @@ from ...analysis.contexts import Mode
 from ...analysis.findings import Related
 from ...analysis.launch_specs import first_spec_defect
 from ...analysis.rule_api import Hit, Report
-from ...analysis.tpu_blocks import TILING, first_block_defect, tiling_defect
+from ...analysis.tpu_blocks import TILING, first_block_defect, one_d_tiling_defect, tiling_defect
 from ...rules.base import PythonRule
 
 
@@ -40,7 +40,8 @@ class TpuBlockTiling(PythonRule):
         ev = hit.ev
         if first_spec_defect(ev, hit.launch) is not None:
             return None  # (tracing fails first, with another error)
-        defect = first_block_defect(ev, hit.launch, (tiling_defect,))
+        # Both tiling checks, in the lowering's order: only the first failing block raises.
+        defect = first_block_defect(ev, hit.launch, (tiling_defect, one_d_tiling_defect))
         if defect is None or defect.kind != TILING:
             return None
         block = defect.block

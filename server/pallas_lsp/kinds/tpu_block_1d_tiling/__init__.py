@@ -1,0 +1,1 @@
+"""PAL641: a kind with a Python rule (rule.py)."""
