@@ -792,3 +792,90 @@ def _fold_number(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, depth
         inner = _fold_number(ev, node.args[0], scope, order, depth + 1) if rounding else None
         return None if inner is None else float(rounding(inner))
     return None
+
+
+# --- out_shape leaves that are no array (_convert_out_shape_to_aval in jax/_src/pallas/core.py) ---
+
+_DTYPE_NAMES = frozenset({"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
+                          "uint8", "uint16", "uint32", "uint64", "bool_", "complex64", "complex128"})
+_JNP_SCALAR_TYPE = "<class 'jax._src.numpy.scalar_types._ScalarMeta'>"
+
+
+@dataclass(frozen=True)
+class InvalidOutShape:
+    """The first ``out_shape`` leaf JAX cannot make an array type of: the ``out_shape`` node, the
+    leaf (a node inside it, or a shape it flattens into ints), and the type JAX names (None: a
+    dtype or an int, not told apart)."""
+
+    node: ast.expr
+    scope: Scope
+    leaf: ast.AST
+    type_shown: str | None
+
+
+def invalid_out_shape(ev: Evaluator, launch: Launch) -> InvalidOutShape | None:
+    """``pallas_call``'s ``out_shape`` where, flattened as a pytree, the first leaf that is not
+    surely an array / ShapeDtypeStruct is surely an int (a shape tuple flattens into its ints)
+    or a dtype; any leaf before it not surely known leaves it unknown (None)."""
+    if launch.api.name != api.PALLAS_CALL:
+        return None
+    opt = launch.options.get("out_shape")
+    if opt is None or _mutated(*opt):
+        return None
+    leaves: list[tuple[str, ast.AST | None, str | None]] = []
+    if not _out_leaves(ev, *opt, leaves, depth=0):
+        return None
+    pending_shape = None  # a shape of unknown rank: ints, or nothing for a 0-d array
+    for verdict, leaf, shown in leaves:
+        if verdict == "array":
+            continue
+        if verdict == "shape":
+            pending_shape = pending_shape or leaf
+            continue
+        if verdict == "bad":
+            assert leaf is not None
+            return InvalidOutShape(opt[0], opt[1], pending_shape or leaf, None if pending_shape else shown)
+        return None  # (a leaf not surely known: JAX may raise something else there)
+    return None
+
+
+def _out_leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order,
+                leaves: list[tuple[str, ast.AST | None, str | None]], depth: int) -> bool:
+    """Appends ``(verdict, leaf, type shown)`` for each pytree leaf of ``node`` in JAX's order:
+    "array", "bad", "shape" (an array's shape of unknown rank) or "unknown". False: too deep."""
+    if depth > _MAX_NEST:
+        return False
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        return all(_out_leaves(ev, *item, leaves, depth=depth + 1) for item in v.items)
+    leaves.append(_out_leaf(ev, node, scope, order, v))
+    return True
+
+
+def _out_leaf(ev: Evaluator, node: ast.expr, scope: Scope, order: Order,
+              v: Value) -> tuple[str, ast.AST | None, str | None]:
+    if is_array(ev, node, scope, order, v):
+        return "array", node, None
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        shape = array_shape(ev, node.value, scope, order)
+        if shape:
+            return "bad", node, "<class 'int'>"
+        return ("shape", node, None) if shape is None and is_array(ev, node.value, scope, order) else \
+            ("unknown", None, None)
+    if python_number_kind(ev, node, scope, order) == "int":
+        return "bad", node, "<class 'int'>"
+    name = ev.ext_name(v) or ""
+    if name.startswith("jax.numpy.") and name.rsplit(".", 1)[1] in _DTYPE_NAMES:
+        return "bad", node, _JNP_SCALAR_TYPE
+    if isinstance(node, ast.Attribute) and node.attr == "dtype" and is_array(ev, node.value, scope, order):
+        dtype = array_dtype(ev, node.value, scope, order)
+        return "bad", node, (f"<class 'numpy.dtypes.{_numpy_dtype_class(dtype)}'>" if dtype else None)
+    return "unknown", None, None
+
+
+def _numpy_dtype_class(dtype: str) -> str:
+    """``float32`` -> ``Float32DType`` (NumPy's dtype classes, as ``type(x.dtype)`` shows them)."""
+    special = {"bfloat16": "bfloat16", "bool": "BoolDType", "bool_": "BoolDType"}
+    if dtype in special:
+        return special[dtype]
+    return dtype[:1].upper() + dtype[1:] + "DType"

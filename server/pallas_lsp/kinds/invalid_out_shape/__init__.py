@@ -1,0 +1,1 @@
+"""PAL609: a kind with a Python rule (rule.py)."""
