@@ -1,0 +1,73 @@
+"""What a ``pl.pallas_call``'s ``pltpu.CompilerParams`` say, as far as the code spells it.
+
+The Mosaic TPU lowering reads ``dimension_semantics`` (one entry per grid axis, checked in
+``MosaicGridMapping.__init__``, ``jax/_src/pallas/mosaic/lowering.py``) and
+``vmem_limit_bytes`` from the launch's ``compiler_params=``. This module finds that call and
+reads its arguments; a fact the code does not say is None, and a rule built on it stays quiet.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from . import api
+from .evaluate import CallVal, Evaluator, Order, TupleVal
+from .scopes import Scope
+from .shapes import dimension
+
+Where = tuple[ast.AST, Scope, Order]
+
+
+@dataclass
+class TpuParamsArg:
+    """One keyword of a ``pltpu.CompilerParams(...)`` call: where it is written, and the
+    call (to underline the ``compiler_params=`` where the keyword sits elsewhere)."""
+
+    where: Where
+    params: CallVal
+
+
+def tpu_params_arg(ev: Evaluator, launch, keyword: str) -> TpuParamsArg | None:
+    """The ``keyword=`` argument of the launch's ``pltpu.CompilerParams`` (None when the launch
+    has none, the call is not known, or the keyword is not given)."""
+    opt = launch.options.get("compiler_params")
+    if opt is None:
+        return None
+    v = ev.value(*opt)
+    if not isinstance(v, CallVal) or ev.called_api(v) not in api.TPU_COMPILER_PARAMS:
+        return None
+    node = ev.kwarg(v.site, keyword)
+    if node is None:
+        return None
+    return TpuParamsArg((node, v.site.scope, v.order), v)
+
+
+def sequence_length(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
+    """How many entries a tuple or list has where the code spells them all (a literal, a
+    name bound to one, a folded constant, ``("parallel",) * 2``, ``a + b``); None otherwise
+    (a starred item, a call...)."""
+    node, scope, order = where
+    if isinstance(node, ast.BinOp) and depth < 8:
+        if isinstance(node.op, ast.Add):
+            a = sequence_length(ev, (node.left, scope, order), depth + 1)
+            b = sequence_length(ev, (node.right, scope, order), depth + 1)
+            return a + b if a is not None and b is not None else None
+        if isinstance(node.op, ast.Mult):
+            for seq, times in ((node.left, node.right), (node.right, node.left)):
+                n = dimension(ev, times, scope, order)
+                if n is not None:
+                    length = sequence_length(ev, (seq, scope, order), depth + 1)
+                    return length * max(n, 0) if length is not None else None
+            return None
+    v = ev.value(*where)
+    if isinstance(v, TupleVal):
+        if any(isinstance(node, ast.Starred) for node, _, _ in v.items):
+            return None
+        return len(v.items)
+    c = ev.const(*where)
+    if isinstance(c, (tuple, list)):
+        return len(c)
+    return None
+
+
+__all__ = ["TpuParamsArg", "sequence_length", "tpu_params_arg"]

@@ -1,0 +1,1 @@
+"""PAL642: a kind with a Python rule (rule.py)."""
