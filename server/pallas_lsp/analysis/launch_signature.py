@@ -879,3 +879,64 @@ def _numpy_dtype_class(dtype: str) -> str:
     if dtype in special:
         return special[dtype]
     return dtype[:1].upper() + dtype[1:] + "DType"
+
+
+# --- compiler_params given as a dict (hashed as a primitive parameter when lowered) ---
+
+@dataclass(frozen=True)
+class CompilerParamsDict:
+    """``compiler_params=`` that is a dict: the keyword's value node, the dict written (a
+    ``{...}`` display or a ``dict(...)`` call), and its entries by key, each entry's value the
+    inner dict's entries (None where a key or an inner dict is not written out plainly)."""
+
+    node: ast.expr
+    scope: Scope
+    written: ast.expr
+    written_scope: Scope
+    entries: dict[str, dict[str, ast.expr] | None] | None
+
+
+def compiler_params_dict(ev: Evaluator, launch: Launch) -> CompilerParamsDict | None:
+    """The launch's ``compiler_params`` where it is surely a dict (through names bound once)."""
+    opt = launch.options.get("compiler_params")
+    if opt is None:
+        return None
+    found = _dict_written(ev, *opt, depth=0)
+    if found is None:
+        return None
+    written, scope = found
+    outer = _dict_entries(ev, written, scope)
+    entries = None
+    if outer is not None:
+        entries = {}
+        for key, value in outer.items():
+            inner = _dict_written(ev, value, scope, None, depth=0)
+            entries[key] = _dict_entries(ev, *inner) if inner is not None else None
+    return CompilerParamsDict(opt[0], opt[1], written, scope, entries)
+
+
+def _dict_written(ev: Evaluator, node: ast.expr, scope: Scope, order: Order,
+                  depth: int) -> tuple[ast.expr, Scope] | None:
+    if depth > _MAX_NEST:
+        return None
+    if isinstance(node, ast.Dict):
+        return node, scope
+    if isinstance(node, ast.Call) and ev.called_api(ev.value(node, scope, order)) == "builtins.dict":
+        return node, scope
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is not None and b.scope is not None and b.kind == "assign" and b.node is not None \
+                and not _mutated(node, scope, order):
+            return _dict_written(ev, b.node, b.scope, ev.order_of(b), depth + 1)
+    return None
+
+
+def _dict_entries(ev: Evaluator, node: ast.expr, scope: Scope) -> dict[str, ast.expr] | None:
+    """``{"k": v}`` / ``dict(k=v)`` entries, where every key is a written string."""
+    if isinstance(node, ast.Dict):
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+            return None
+        return {k.value: v for k, v in zip(node.keys, node.values)}  # type: ignore[union-attr]
+    if isinstance(node, ast.Call) and not node.args and all(k.arg for k in node.keywords):
+        return {k.arg: k.value for k in node.keywords}  # type: ignore[misc]
+    return None

@@ -1,0 +1,1 @@
+"""PAL612: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,21 @@
+# pallas-lsp example: valid
+# note: The same settings as the Triton dataclass.
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plt
+
+TRITON_PARAMS = plt.CompilerParams(num_warps=4, num_stages=2)
+
+
+def square_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * x_ref[...]
+
+
+def square(x):
+    return pl.pallas_call(square_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params=TRITON_PARAMS, interpret=True)(x)
+
+
+if __name__ == "__main__":
+    print(square(jnp.full((16, 16), 3.0, jnp.float32))[0, :4])
