@@ -940,3 +940,65 @@ def _dict_entries(ev: Evaluator, node: ast.expr, scope: Scope) -> dict[str, ast.
     if isinstance(node, ast.Call) and not node.args and all(k.arg for k in node.keywords):
         return {k.arg: k.value for k in node.keywords}  # type: ignore[misc]
     return None
+
+
+# --- scratch_shapes leaves that are no memory-space allocation (get_grid_mapping calls
+# ``get_ref_aval()`` on each flattened leaf: jax/_src/pallas/core.py) ---
+
+@dataclass(frozen=True)
+class InvalidScratch:
+    """The ``scratch_shapes`` node, its first leaf that is surely no allocation, and the type
+    JAX names in ``'<type>' object has no attribute 'get_ref_aval'``."""
+
+    node: ast.expr
+    scope: Scope
+    leaf: ast.AST
+    type_words: str
+
+
+def invalid_scratch(ev: Evaluator, launch: Launch) -> InvalidScratch | None:
+    """A ``pallas_call``'s scratch (its own or its grid spec's) whose leaves, in JAX's flattening
+    order, are allocations up to one that is surely not: a ``jax.ShapeDtypeStruct``, an int (a
+    ``(shape, dtype)`` pair flattens into ints), a ``jnp`` dtype. Unknown first: None."""
+    if launch.api.name != api.PALLAS_CALL:
+        return None
+    spec = grid_spec_call(ev, launch)
+    if "grid_spec" in launch.options and spec is None:
+        return None
+    opt = launch.options.get("scratch_shapes") or (
+        spec_keyword(ev, spec, "scratch_shapes") if spec is not None else None)
+    if opt is None or _mutated(*opt):
+        return None
+    leaves: list[tuple[ast.expr, Scope, Order]] = []
+    if not _scratch_leaves(ev, *opt, leaves, depth=0):
+        return None
+    for leaf in leaves:
+        v = ev.value(*leaf)
+        if is_allocation(ev, v):
+            continue
+        words = _not_an_allocation(ev, v, *leaf)
+        return InvalidScratch(opt[0], opt[1], leaf[0], words) if words else None
+    return None
+
+
+def _scratch_leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order,
+                    leaves: list[tuple[ast.expr, Scope, Order]], depth: int) -> bool:
+    if depth > _MAX_NEST:
+        return False
+    v = ev.value(node, scope, order)
+    if isinstance(v, TupleVal):
+        return all(_scratch_leaves(ev, *item, leaves, depth=depth + 1) for item in v.items)
+    leaves.append((node, scope, order))
+    return True
+
+
+def _not_an_allocation(ev: Evaluator, v: Value, node: ast.expr, scope: Scope, order: Order) -> str | None:
+    """How JAX names the type of a scratch leaf that is surely no allocation (None: not sure)."""
+    if isinstance(v, CallVal) and ev.called_api(v) == "jax.ShapeDtypeStruct":
+        return "'ShapeDtypeStruct' object"
+    if python_number_kind(ev, node, scope, order) == "int":
+        return "'int' object"
+    name = ev.ext_name(v) or ""
+    if name.startswith("jax.numpy.") and name.rsplit(".", 1)[1] in _DTYPE_NAMES:
+        return f"type object '{name.rsplit('.', 1)[1]}'"
+    return None

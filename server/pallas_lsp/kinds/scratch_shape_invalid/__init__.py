@@ -1,0 +1,1 @@
+"""PAL610: a kind with a Python rule (rule.py)."""
