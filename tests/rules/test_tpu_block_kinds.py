@@ -248,6 +248,62 @@ with use_abstract_mesh(TPU):
                          jax.ShapeDtypeStruct((300,), jnp.float32)).lower(lowering_platforms=("tpu",))
 print("lowered")
 """),
+    # PAL643: pl.Buffered(buffer_count=4) on a spec a helper makes from the shape its caller
+    # passes, inside a PrefetchScalarGridSpec (the block is a window of the array).
+    "helper_spec_buffered_4": ("PAL643", """\
+def prefetched(shape, index_map):
+    return pl.BlockSpec(shape, index_map, pipeline_mode=pl.Buffered(buffer_count=4))  # here
+
+
+def rows_kernel(ids_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def pick_rows(ids, x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((64, 256), jnp.float32),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(8,),
+            in_specs=[prefetched((8, 256), lambda i, ids: (ids[i], 0))],
+            out_specs=pl.BlockSpec((8, 256), lambda i, ids: (i, 0)),
+        ),
+    )(ids, x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(pick_rows).trace(jax.ShapeDtypeStruct((8,), jnp.int32),
+                             jax.ShapeDtypeStruct((512, 256), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    "helper_spec_buffered_2": (None, """\
+def prefetched(shape, index_map):
+    return pl.BlockSpec(shape, index_map, pipeline_mode=pl.Buffered(buffer_count=2))
+
+
+def rows_kernel(ids_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def pick_rows(ids, x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((64, 256), jnp.float32),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(8,),
+            in_specs=[prefetched((8, 256), lambda i, ids: (ids[i], 0))],
+            out_specs=pl.BlockSpec((8, 256), lambda i, ids: (i, 0)),
+        ),
+    )(ids, x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(pick_rows).trace(jax.ShapeDtypeStruct((8,), jnp.int32),
+                             jax.ShapeDtypeStruct((512, 256), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
 }
 
 # Programs where the tiling is not checked or not known: the rule must stay quiet.
@@ -317,6 +373,48 @@ def gather(offsets, x):
 
 print(gather(jnp.zeros((4,), jnp.int32), jnp.ones((1536,), jnp.float32))[:2])
 """,
+    # pl.Buffered(3) on a whole-array block with an all-zero index map: forced to single
+    # buffering, it lowers.
+    "buffered_3_on_whole_array_block": """\
+def scale_kernel(w_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * w_ref[...]
+
+
+def scale(w, x):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(4,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (0, 0), pipeline_mode=pl.Buffered(3)),
+                  pl.BlockSpec((8, 128), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+    )(w, x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(scale).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                         jax.ShapeDtypeStruct((32, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+""",
+    # pl.Buffered(3) without a grid: the pipeline mode is never read (it lowers).
+    "buffered_3_without_grid": """\
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def copy(x):
+    return pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        in_specs=[pl.BlockSpec((16, 256), lambda: (0, 0), pipeline_mode=pl.Buffered(3))],
+        out_specs=pl.BlockSpec((16, 256), lambda: (0, 0)),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(copy).trace(jax.ShapeDtypeStruct((16, 256), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+""",
     # The operands' shapes are not said anywhere (no caller).
     "array_shape_unknown": """\
 def blend_kernel(a_ref, b_ref, o_ref):
@@ -338,7 +436,7 @@ def blend(a, b):
 """,
 }
 
-CODES = {"PAL640", "PAL641"}
+CODES = {"PAL640", "PAL641", "PAL643"}
 
 
 def findings(source: str) -> list[tuple[str, int]]:

@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from . import api
-from .evaluate import CallVal, Const, Evaluator, Ext, Order
+from .evaluate import CallVal, Const, Evaluator, Ext, Order, TupleVal
 from .launch_signature import Leaf, array_dtype, flat_operand_leaves, flat_output_leaves
 from .launch_specs import SpecEntry, read_launch_specs, spec_tree
 from .scopes import Scope
@@ -26,6 +26,7 @@ Where = tuple[ast.AST, Scope, Order]
 _BLOCK_SPEC = f"{api.PL}.BlockSpec"
 _SQUEEZED = {f"{api.PL}.Squeezed", f"{api.PL}.squeezed"}
 _BLOCKED = f"{api.PL}.Blocked"
+_BUFFERED = f"{api.PL}.Buffered"
 # The (sublane, lane) tile the last two dims of a block of rank >= 2 must divide into.
 SUBLANES, LANES = 8, 128
 
@@ -155,6 +156,12 @@ def _dims(ev: Evaluator, call: CallVal) -> tuple[list[BlockDim] | None, bool]:
         return None, False
     written, scope, order = _written(ev, node, scope, order)
     if not isinstance(written, (ast.Tuple, ast.List)):
+        v = ev.value(written, scope, order)
+        if isinstance(v, TupleVal):  # (a helper's parameter bound to a tuple its caller writes)
+            if any(isinstance(n, ast.Starred) for n, _, _ in v.items):
+                return None, True
+            with ev.within(v.frames):
+                return [_dim(ev, n, s, o) for n, s, o in v.items], True
         c = ev.const(written, scope, order)
         if isinstance(c, tuple) and all(isinstance(d, int) or d is None for d in c):
             return [BlockDim(1, True) if d is None else BlockDim(d) for d in c], True
@@ -278,6 +285,38 @@ def one_d_tiling_defect(block: TpuBlock) -> BlockDefect | None:
     return BlockDefect(ONE_D_TILING, block, detail)
 
 
+def surely_windowed(block: TpuBlock) -> bool:
+    """Whether the block surely is not the whole array (some known block dim differs from the
+    known array dim): a non-trivial window, which the lowering pipelines as the spec asks."""
+    if block.dims is None or block.array is None or len(block.array) != len(block.dims):
+        return False
+    return any(d.size is not None and d.size != a for d, a in zip(block.dims, block.array))
+
+
+def buffer_count(ev: Evaluator, block: TpuBlock) -> tuple[int, ast.AST, Scope] | None:
+    """The int n of the spec's ``pipeline_mode=pl.Buffered(n)`` and the ``pl.Buffered`` call,
+    where the code says it (None without one, with lookahead, or with a pair of counts, which
+    fail or pass elsewhere)."""
+    call = block.entry.call
+    if call.site.has_star or len(call.site.node.args) > 3:
+        return None
+    with ev.within(call.frames):
+        node = ev.kwarg(call.site, "pipeline_mode")
+        if node is None:
+            return None
+        v = ev.value(node, call.site.scope, call.order)
+        if not isinstance(v, CallVal) or ev.called_api(v) != _BUFFERED or v.site.has_star:
+            return None
+        lookahead = ev.kwarg(v.site, "use_lookahead")
+        if lookahead is not None and ev.const(lookahead, v.site.scope, v.order) is not False:
+            return None  # (lookahead raises NotImplementedError before the count is read)
+        count = _spec_arg(ev, v, 0, "buffer_count")
+        n = ev.const(count, v.site.scope, v.order) if count is not None else None
+    if not isinstance(n, int) or isinstance(n, bool):
+        return None
+    return n, v.site.node, v.site.scope
+
+
 def legal_tile(block_dim: int, array_dim: int, multiple: int) -> int | None:
     """The legal size nearest ``block_dim`` that still divides ``array_dim``: a multiple of
     ``multiple`` dividing it, or the whole dim (None when only the whole dim is left and it is
@@ -302,4 +341,4 @@ def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
 
 
 __all__ = ["BlockDefect", "BlockDim", "CHUNK", "LANES", "ONE_D_TILING", "SUBLANES", "TILING", "TpuBlock", "first_block_defect",
-           "legal_tile", "one_d_tiling_defect", "tiling_defect", "tpu_blocks"]
+           "legal_tile", "one_d_tiling_defect", "surely_windowed", "tiling_defect", "tpu_blocks"]

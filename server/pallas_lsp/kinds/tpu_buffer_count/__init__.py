@@ -1,0 +1,1 @@
+"""PAL643: a kind with a Python rule (rule.py)."""
