@@ -165,6 +165,53 @@ with use_abstract_mesh(TPU):
     jax.jit(shift).trace(jax.ShapeDtypeStruct((64, 300), jnp.float32)).lower(lowering_platforms=("tpu",))
 print("lowered")
 """),
+    # PAL644: a float literal for vmem_limit_bytes inside a pl.GridSpec launch.
+    "grid_spec_float_vmem_limit": ("PAL644", """\
+def tpu_params(limit):
+    return pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=limit)
+
+
+def exp_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.exp(x_ref[...])
+
+
+def exp(x):
+    return pl.pallas_call(
+        exp_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pl.GridSpec(grid=(4,), in_specs=[pl.BlockSpec((64, 128), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((64, 128), lambda i: (i, 0))),
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=3.2e7),  # here
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(exp).trace(jax.ShapeDtypeStruct((256, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    "grid_spec_int_arithmetic_vmem_limit": (None, """\
+def tpu_params(limit):
+    return pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=limit)
+
+
+def exp_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.exp(x_ref[...])
+
+
+def exp(x):
+    return pl.pallas_call(
+        exp_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pl.GridSpec(grid=(4,), in_specs=[pl.BlockSpec((64, 128), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((64, 128), lambda i: (i, 0))),
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=32 * 2**20),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(exp).trace(jax.ShapeDtypeStruct((256, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
 }
 
 QUIET = {
@@ -214,7 +261,7 @@ print("lowered")
 """,
 }
 
-CODES = {"PAL640", "PAL641", "PAL642"}
+CODES = {"PAL640", "PAL641", "PAL642", "PAL644"}
 
 
 def findings(source: str) -> list[tuple[str, int]]:
@@ -242,3 +289,11 @@ def test_the_message_says_both_lengths() -> None:
                   if f.code == "PAL642"]
     assert "dimension_semantics has 3 entries but the launch has a grid of 2 axes" in finding.message
     assert "len(grid)=2, len(dimension_semantics)=3" in finding.message
+
+
+def test_the_vmem_fix_wraps_the_value_in_int() -> None:
+    (finding,) = [f for f in analyse(HEAD + CASES["grid_spec_float_vmem_limit"][1], "case.py").findings
+                  if f.code == "PAL644"]
+    assert "float 32000000.0" in finding.message
+    (fix,) = finding.fixes
+    assert fix.safe and [e.new_text for e in fix.edits] == ["int(3.2e7)"]

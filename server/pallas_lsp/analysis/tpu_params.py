@@ -70,4 +70,33 @@ def sequence_length(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
     return None
 
 
-__all__ = ["TpuParamsArg", "sequence_length", "tpu_params_arg"]
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: lambda a, b: a / b if b else None, ast.FloorDiv: lambda a, b: a // b if b else None,
+               ast.Pow: lambda a, b: a ** b if abs(b) <= 64 else None}
+
+
+def number(ev: Evaluator, where: Where, depth: int = 0) -> int | float | None:
+    """The int or float an expression is where the code spells it: a literal, a name bound
+    once by assignment, arithmetic on those (``0.75 * CAPACITY``, ``64 * 2**20``); Python's own
+    types, so ``/`` gives a float as it does at run time."""
+    node, scope, order = where
+    if depth > 8:
+        return None
+    c = ev.const(node, scope, order)
+    if isinstance(c, (int, float)) and not isinstance(c, bool):
+        return c
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        a = number(ev, (node.left, scope, order), depth + 1)
+        b = number(ev, (node.right, scope, order), depth + 1)
+        return _ARITHMETIC[type(node.op)](a, b) if a is not None and b is not None else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        a = number(ev, (node.operand, scope, order), depth + 1)
+        return -a if a is not None else None
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None:
+            return number(ev, (b.node, b.scope, ev.order_of(b)), depth + 1)
+    return None
+
+
+__all__ = ["TpuParamsArg", "number", "sequence_length", "tpu_params_arg"]

@@ -1,0 +1,1 @@
+"""PAL644: a kind with a Python rule (rule.py)."""
