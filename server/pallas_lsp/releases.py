@@ -136,8 +136,9 @@ def choose_release(explicit: str | None, environment_setting: str | None, root: 
     source = _shown(prefix, root) if prefix is not None else ""
     if found is None or release_version(found) is None:
         found, source = own_version(), OWN
-    if found is not None and release_version(found) is not None:
-        version = release_version(found)
+    shipped = release_version(found) if found is not None else None
+    if shipped is not None:
+        version = shipped
         used, note = map_to_shipped(version)
         return ReleaseChoice(found, used, source, note, problem)
     return ReleaseChoice(None, shipped_releases()[-1], DEFAULT, "", problem)

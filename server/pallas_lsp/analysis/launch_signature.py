@@ -789,7 +789,9 @@ def _fold_number(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, depth
         return op() if op is not None else None
     if isinstance(node, ast.Call) and len(node.args) == 1:
         rounding = _NUMPY_ROUNDING.get(ev.called_api(ev.value(node, scope, order)) or "")
-        inner = _fold_number(ev, node.args[0], scope, order, depth + 1) if rounding else None
+        if rounding is None:
+            return None
+        inner = _fold_number(ev, node.args[0], scope, order, depth + 1)
         return None if inner is None else float(rounding(inner))
     return None
 
@@ -925,7 +927,7 @@ def _dict_written(ev: Evaluator, node: ast.expr, scope: Scope, order: Order,
         return node, scope
     if isinstance(node, ast.Name):
         b = ev.lookup(node.id, scope, order)
-        if b is not None and b.scope is not None and b.kind == "assign" and b.node is not None \
+        if b is not None and b.scope is not None and b.kind == "assign" and isinstance(b.node, ast.expr) \
                 and not _mutated(node, scope, order):
             return _dict_written(ev, b.node, b.scope, ev.order_of(b), depth + 1)
     return None

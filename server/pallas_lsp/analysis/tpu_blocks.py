@@ -340,5 +340,5 @@ def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
     return None
 
 
-__all__ = ["BlockDefect", "BlockDim", "CHUNK", "LANES", "ONE_D_TILING", "SUBLANES", "TILING", "TpuBlock", "first_block_defect",
-           "legal_tile", "one_d_tiling_defect", "surely_windowed", "tiling_defect", "tpu_blocks"]
+__all__ = ["BlockDefect", "BlockDim", "CHUNK", "LANES", "ONE_D_TILING", "SUBLANES", "TILING", "TpuBlock",
+           "first_block_defect", "legal_tile", "one_d_tiling_defect", "surely_windowed", "tiling_defect", "tpu_blocks"]

@@ -93,9 +93,9 @@ def number(ev: Evaluator, where: Where, depth: int = 0) -> int | float | None:
         a = number(ev, (node.operand, scope, order), depth + 1)
         return -a if a is not None else None
     if isinstance(node, ast.Name):
-        b = ev.lookup(node.id, scope, order)
-        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None:
-            return number(ev, (b.node, b.scope, ev.order_of(b)), depth + 1)
+        bound = ev.lookup(node.id, scope, order)
+        if bound is not None and bound.kind == "assign" and bound.node is not None and bound.scope is not None:
+            return number(ev, (bound.node, bound.scope, ev.order_of(bound)), depth + 1)
     return None
 
 

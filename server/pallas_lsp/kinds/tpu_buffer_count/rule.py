@@ -65,7 +65,7 @@ class TpuBufferCount(PythonRule):
         # Underline the pipeline_mode= argument; a pl.Buffered made elsewhere is related.
         site = block.entry.call.site
         argument = ev.kwarg(site, "pipeline_mode")
-        span = ev.index.span(argument, site.scope)
+        span = ev.index.span(argument if argument is not None else site.node, site.scope)
         related = []
         made = ev.index.span(call, scope)
         if made.line != span.line:
