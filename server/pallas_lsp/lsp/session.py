@@ -13,13 +13,12 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
 from ..config import Config, find_config, with_known_rules
 from .documents import CellSlice, Document, Notebook, join_cells
-from .positions import UTF16
+from .units import Caps, OpenTexts, uri_to_path
 from .results import Analysed
 from .settings import Settings, parse_settings
 
@@ -30,48 +29,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pallas_lsp")
 LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
-
-
-def uri_to_path(uri: str) -> str | None:
-    p = urlparse(uri)
-    if p.scheme != "file":
-        return None
-    path = unquote(p.path)
-    if os.name == "nt" and path.startswith("/") and len(path) > 2 and path[2] == ":":
-        path = path[1:]
-    return path
-
-
-class OpenTexts:
-    """The open documents' texts as the workspace worker reads them: a snapshot the event loop
-    takes when it submits a job (Scheduler.submit_workspace). The loop changes the live documents
-    map at every keystroke; iterating it from the worker raised "dictionary changed size during
-    iteration" and the workspace-wide result was silently lost."""
-
-    def __init__(self, caches: "Callable[[], AnalysisCaches]") -> None:
-        self.texts: dict[str, str] = {}  # absolute path -> text; rebound per job, never changed
-        self._caches = caches  # the session's caches (their disk texts are kept by stat)
-
-    def read(self, path: str) -> str | None:
-        text = self.texts.get(os.path.abspath(path))
-        if text is not None:
-            return text
-        return self._caches().disk.read(path)
-
-
-@dataclass
-class Caps:
-    """Client capabilities folded into plain booleans once."""
-
-    pull: bool = False
-    related: bool = False
-    code_description: bool = False
-    refresh: bool = False
-    configuration: bool = False
-    watch_dynamic: bool = False
-    code_lens_refresh: bool = False
-    show_document: bool = False
-    encoding: str = UTF16
 
 
 @dataclass(frozen=True)
