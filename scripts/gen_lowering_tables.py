@@ -180,7 +180,14 @@ def release_facts() -> dict:
         except Exception as exc:  # noqa: BLE001 -- an absent public module is a fact too
             public[name] = {"error": _reason(exc)}
             continue
-        public[name] = sorted(n for n in dir(module) if not n.startswith("_"))
+        names = {n for n in dir(module) if not n.startswith("_")}
+        # Deprecated names stay reachable through the module's __getattr__ (jax's
+        # _deprecations: name -> (message, object or None once removed)) but not in dir().
+        deprecated = getattr(module, "_deprecations", {})
+        if isinstance(deprecated, dict):
+            names |= {n for n, entry in deprecated.items()
+                      if isinstance(entry, tuple) and len(entry) > 1 and entry[1] is not None}
+        public[name] = sorted(names)
     facts["public_names"] = public
     return facts
 
