@@ -51,6 +51,11 @@ def run(x):
 '''
 
 
+# Each of these servers takes about 16 s from start to shutdown here (the tier rule: over ~5 s is
+# slow): scripts/test and CI run them, the fast tier does not.
+pytestmark = pytest.mark.slow
+
+
 def test_the_tables_differ_as_these_tests_assume():
     assert tables("0.12.0.1").unlowered("tpu", "jax.numpy.empty") == {"empty"}
     assert tables("0.10.2").unlowered("tpu", "jax.numpy.empty") == frozenset()
