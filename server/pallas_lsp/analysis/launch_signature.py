@@ -113,6 +113,37 @@ def ref_counts(ev: Evaluator, launch: Launch) -> RefCounts | None:
     return RefCounts(operands, outputs, scratch, scalar_prefetch_count(ev, launch) or 0)
 
 
+@dataclass(frozen=True)
+class AliasPairs:
+    """A launch's ``input_output_aliases`` written as a dict of int constants: its pairs in
+    order, and where the dict is (to underline it)."""
+
+    pairs: tuple[tuple[int, int], ...]
+    node: ast.Dict
+    scope: Scope
+
+
+def alias_pairs(ev: Evaluator, launch: Launch, option: tuple | None) -> AliasPairs | None:
+    """The pairs JAX checks after tracing the kernel (``option``: the launch's
+    ``input_output_aliases`` as ``Hit.launch_option`` gives it); None where a key or value is not
+    an int constant, or where the kernel's arity error comes first."""
+    if option is None:
+        return None
+    node, scope, order = option
+    if not isinstance(node, ast.Dict):
+        return None
+    pairs = []
+    for k, v in zip(node.keys, node.values):
+        i, o = (ev.const(k, scope, order) if k is not None else None), ev.const(v, scope, order)
+        if not (isinstance(i, int) and isinstance(o, int)) or isinstance(i, bool) or isinstance(o, bool):
+            return None
+        pairs.append((i, o))
+    arity, counts = kernel_arity(launch), ref_counts(ev, launch)
+    if arity is not None and counts is not None and not arity.accepts(counts.total):
+        return None  # (the kernel's arity error comes first)
+    return AliasPairs(tuple(pairs), node, scope)
+
+
 def grid_spec_call(ev: Evaluator, launch: Launch) -> CallVal | None:
     """The ``pl.GridSpec(...)`` / ``pltpu.PrefetchScalarGridSpec(...)`` the launch is given."""
     opt = launch.options.get("grid_spec")
@@ -454,8 +485,8 @@ def _leaves(ev: Evaluator, node: ast.expr, scope: Scope, order: Order, depth: in
     return [(node, scope, order)] if is_array(ev, node, scope, order, v) else None
 
 
-__all__ = ["KernelArity", "Leaf", "RefCounts", "applications", "array_dtype", "aval_words", "dtype_name",
-           "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count",
+__all__ = ["AliasPairs", "KernelArity", "Leaf", "RefCounts", "applications", "array_dtype", "aval_words", "dtype_name",
+           "alias_pairs", "flat_operand_leaves", "flat_output_leaves", "flat_operand_count", "flat_output_count",
            "grid_spec_call", "is_allocation", "is_array", "kernel_arity",
            "operand_leaves", "output_leaves", "ref_counts", "scalar_prefetch_count", "scratch_leaves", "spec_keyword"]
 

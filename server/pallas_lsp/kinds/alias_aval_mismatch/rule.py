@@ -1,14 +1,12 @@
 """PAL603: an ``input_output_aliases`` pair whose operand and output differ in shape or dtype."""
 from __future__ import annotations
 
-import ast
 from typing import TypeVar
 
 from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.findings import Related
-from ...analysis.launch_signature import (array_dtype, aval_words, flat_operand_leaves, flat_output_leaves,
-                                          kernel_arity, ref_counts)
+from ...analysis.launch_signature import alias_pairs, array_dtype, aval_words, flat_operand_leaves, flat_output_leaves
 from ...analysis.rule_api import Hit, Report
 from ...analysis.shapes import array_shape
 from ...rules.base import PythonRule
@@ -41,21 +39,11 @@ class AliasAvalMismatch(PythonRule):
 
     def check(self, hit: Hit) -> Report | None:
         got = hit.launch_option("input_output_aliases")
-        if got is None:
-            return None
-        node, scope, order = got
-        if not isinstance(node, ast.Dict):
-            return None
         ev = hit.ev
-        pairs = []
-        for k, v in zip(node.keys, node.values):
-            i, o = (ev.const(k, scope, order) if k is not None else None), ev.const(v, scope, order)
-            if not (isinstance(i, int) and isinstance(o, int)) or isinstance(i, bool) or isinstance(o, bool):
-                return None
-            pairs.append((i, o))
-        arity, counts = kernel_arity(hit.launch), ref_counts(ev, hit.launch)
-        if arity is not None and counts is not None and not arity.accepts(counts.total):
-            return None  # (the kernel's arity error comes first)
+        aliases = alias_pairs(ev, hit.launch, got)
+        if aliases is None:
+            return None
+        pairs, node, scope = aliases.pairs, aliases.node, aliases.scope
         per_call, outputs = flat_operand_leaves(ev, hit.launch), flat_output_leaves(ev, hit.launch)
         if per_call is None or outputs is None:
             return None

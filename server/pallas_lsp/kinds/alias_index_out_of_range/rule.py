@@ -1,12 +1,11 @@
 """PAL602: an ``input_output_aliases`` index outside the launch's operands or outputs."""
 from __future__ import annotations
 
-import ast
 
 from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.findings import Related
-from ...analysis.launch_signature import flat_operand_count, flat_output_count, kernel_arity, ref_counts
+from ...analysis.launch_signature import alias_pairs, flat_operand_count, flat_output_count
 from ...analysis.rule_api import Hit, Report
 from ...rules.base import PythonRule
 
@@ -37,21 +36,11 @@ class AliasIndexOutOfRange(PythonRule):
 
     def check(self, hit: Hit) -> Report | None:
         got = hit.launch_option("input_output_aliases")
-        if got is None:
-            return None
-        node, scope, order = got
-        if not isinstance(node, ast.Dict):
-            return None
         ev = hit.ev
-        pairs = []
-        for k, v in zip(node.keys, node.values):
-            i, o = (ev.const(k, scope, order) if k is not None else None), ev.const(v, scope, order)
-            if not (isinstance(i, int) and isinstance(o, int)) or isinstance(i, bool) or isinstance(o, bool):
-                return None
-            pairs.append((i, o))
-        arity, counts = kernel_arity(hit.launch), ref_counts(ev, hit.launch)
-        if arity is not None and counts is not None and not arity.accepts(counts.total):
-            return None  # (the kernel's arity error comes first)
+        aliases = alias_pairs(ev, hit.launch, got)
+        if aliases is None:
+            return None
+        pairs, node, scope = aliases.pairs, aliases.node, aliases.scope
         n_in, n_out = flat_operand_count(ev, hit.launch), flat_output_count(ev, hit.launch)
         for i, o in pairs:
             if n_in is not None and i not in range(n_in):
