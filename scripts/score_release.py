@@ -2,7 +2,7 @@
 """Score the analyser against what the shared corpora do under another jax release.
 
 Usage:
-    scripts/score_release.py --jax X [--corpus NAME ...] [--shared DIR] [--json]
+    scripts/score_release.py --jax X [--corpus NAME ...] [--shared DIR] [--via-environment] [--json]
 
 For each corpus with a label file `tests/data/releases/jax-X/<corpus>.json` (written by
 `scripts/relabel_releases.py`, by running), the 0.12.0.1 labels of `<shared>/<corpus>/labels.json`
@@ -18,7 +18,9 @@ are turned into the expectations for release X:
 
 The corpus's own `score.py` then scores `pallas-lsp check --jax-version X` (with the corpus's
 usual options) against those expectations, in a scratch copy of the corpus: recall, precision,
-each miss and false alarm, as that script prints them.
+each miss and false alarm, as that script prints them. With --via-environment the release is not
+named on the command line: the scratch copy is a workspace whose `.venv` has jax X installed (its
+`jax-X.dist-info/METADATA`), and `check` must choose X from it.
 """
 from __future__ import annotations
 
@@ -143,20 +145,36 @@ def release_labels(corpus: str, release: str, shared: Path, store: RecordStore
     return out, changed
 
 
-def check_command(corpus: str, release: str) -> str:
+def check_command(corpus: str, release: str, via_environment: bool) -> str:
     exe = REPO / ".venv" / "bin" / "pallas-lsp"
-    return " ".join([str(exe), "check", "--no-cache", *CHECK_OPTIONS[corpus], "--jax-version", release])
+    chosen = [] if via_environment else ["--jax-version", release]
+    return " ".join([str(exe), "check", "--no-cache", *CHECK_OPTIONS[corpus], *chosen])
 
 
-def score_corpus(corpus: str, release: str, shared: Path, store: RecordStore) -> CorpusScore:
+def install_fake_jax(workspace: Path, release: str) -> None:
+    """Make ``workspace`` a project whose .venv has jax ``release`` installed, as far as the
+    release choice can see (it reads the distribution's metadata, never imports it)."""
+    (workspace / "pyproject.toml").write_text("[tool.pallas-lsp]\n")
+    venv = workspace / ".venv"
+    (venv / "pyvenv.cfg").parent.mkdir(parents=True, exist_ok=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    meta = venv / "lib" / "python3.12" / "site-packages" / f"jax-{release}.dist-info" / "METADATA"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(f"Metadata-Version: 2.1\nName: jax\nVersion: {release}\n")
+
+
+def score_corpus(corpus: str, release: str, shared: Path, store: RecordStore,
+                 via_environment: bool = False) -> CorpusScore:
     labels, changed = release_labels(corpus, release, shared, store)
     with tempfile.TemporaryDirectory(prefix=f"score-{release}-{corpus}-") as tmp:
         scratch = Path(tmp)
+        if via_environment:
+            install_fake_jax(scratch, release)
         for case in labels:
             shutil.copy2(shared / corpus / case, scratch / case)
         (scratch / "labels.json").write_text(json.dumps(labels, indent=1, sort_keys=True))
         proc = subprocess.run([sys.executable, str(shared / corpus / "score.py"),
-                               check_command(corpus, release), str(scratch)],
+                               check_command(corpus, release, via_environment), str(scratch)],
                               capture_output=True, text=True, timeout=1200)
     lines = proc.stdout.splitlines()
     result = next((m for m in map(_RESULT.match, lines) if m), None)
@@ -183,10 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", help="a corpus name (default: every one labelled)")
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared",
                         help="the folder holding the shared corpora (default: ../shared)")
+    parser.add_argument("--via-environment", action="store_true",
+                        help="name no release: score in a workspace whose .venv has jax X installed")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     args = parser.parse_args(argv)
     store = default_store()
-    scores = [score_corpus(c, args.jax, args.shared, store) for c in corpora_for(args.jax, args.corpus, args.shared)]
+    scores = [score_corpus(c, args.jax, args.shared, store, args.via_environment)
+              for c in corpora_for(args.jax, args.corpus, args.shared)]
     if args.json:
         print(json.dumps([s.as_json() for s in scores], indent=1))
     else:

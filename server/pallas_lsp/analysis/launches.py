@@ -494,6 +494,12 @@ class ContextResolver:
                           api.SET_TPU_INTERPRET):
                 continue
             gpu = fn in (api.FORCE_GPU_INTERPRET, api.SET_GPU_INTERPRET)
+            if self.release.lacks_api(fn):
+                # (the checked release has no such function: the program stops at this call, so
+                # what it would decide is not known and the launches it covers stay quiet)
+                out.append(Setter(cs, "set", Context(Mode.UNKNOWN, (Evidence(index.span(cs.node, cs.scope),
+                                  cs.callee_last + "()"),)), points=self._set_points(cs)))
+                continue
             params = ev.posarg(cs, 0)
             if params is None:
                 params = ev.kwarg(cs, "params")
@@ -828,6 +834,9 @@ class ContextResolver:
             for c in explicit:
                 out.add(c)
         contexts = out.contexts
+        stopped = self._stopped_by_missing_setter(launch)
+        if stopped is not None:
+            return [stopped]
         host = self._cpu_host(launch, reads, uncovered) if self.setters or self.cpu_pins else None
         if host is not None:
             evidence, host_span, add, reason = host
@@ -840,6 +849,15 @@ class ContextResolver:
                         if c.compiled_on_this_host else c for c in contexts]
         return contexts
 
+    def _stopped_by_missing_setter(self, launch: Launch) -> Context | None:
+        """The unknown context of a force_/set_ call the checked release lacks that covers where
+        the launch is used: the program stops at that call before the launch runs."""
+        missing = [s for s in self.setters if s.context.mode == Mode.UNKNOWN]
+        if not missing:
+            return None
+        used = self._applications(launch) if launch.api.reads_mode_at == "build" else [launch.site]
+        return next((s.context for s in missing if any(self._covered(u, s) for u in used)), None)
+
     def _cpu_host(self, launch: Launch, reads: list[CallSite], uncovered: list[CallSite]):
         """Why the launch's compiled contexts run on a CPU host, if the code says so (see
         hosts.py): (evidence, the line that is the mistake or None, whether a compiled context
@@ -849,6 +867,8 @@ class ContextResolver:
         verb = "built" if launch.api.reads_mode_at == "build" else "called"  # (where it reads its setting)
         covering = [s for s in self.setters if any(self._covered(r, s) for r in reads)]
         for setter in self.setters if not covering else ():
+            if setter.context.mode == Mode.UNKNOWN:
+                continue  # (a function the checked release lacks: the program stops there)
             # A setter that misses every read but covers the launch's use: it has no effect.
             used = self._applications(launch) if launch.api.reads_mode_at == "build" else [launch.site]
             if any(self._covered(u, setter) for u in used):
@@ -1184,6 +1204,8 @@ class ContextResolver:
                 return [Context(Mode.COMPILED, ev)]
             return [Context(Mode.UNKNOWN, ev)]
         name = self.ev.called_api(v)
+        if name is not None and self.release.lacks_api(name):
+            return [Context(Mode.UNKNOWN, ev)]  # (the checked release has no such API: it stops there)
         if name == api.GPU_INTERPRET_PARAMS and isinstance(v, CallVal):
             mg = self.ev.kwarg(v.site, "inline_mgpu")
             mode_val: str | None = "error"
