@@ -1,0 +1,39 @@
+# case: family=tpu-unsupported-shape-cast chip=raises cpu=lowers interp=clean
+# intent: outer-broadcast a (16, 128) bfloat16 tile to (16, 128, 4) through x[:, :, None].
+# grounded: Mosaic infer_vector_layout.cc ('Insertion of minor dim that is not a no-op only supported for 32-bit types') / libtpu 'unsupported shape cast'; chip decides
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+INTERPRET = False
+
+
+def outer_kernel(x_ref, o_ref):
+    x = x_ref[...]
+    o_ref[...] = jnp.broadcast_to(x[:, :, None], (16, 128, 4))  # FAIL
+
+
+def launch(x):
+    return pl.pallas_call(
+        outer_kernel,
+        out_shape=jax.ShapeDtypeStruct((16, 128, 4), x.dtype),
+        interpret=INTERPRET,
+    )(x)
+
+
+def inputs():
+    return ((jnp.arange(16 * 128, dtype=jnp.float32).reshape(16, 128) / 64.0).astype(jnp.bfloat16),)
+
+
+def reference(x):
+    import numpy as np
+    return np.broadcast_to(np.asarray(x)[:, :, None], (16, 128, 4))
+
+
+def main():
+    return launch(*inputs())
+
+
+if __name__ == "__main__":
+    print(main())
