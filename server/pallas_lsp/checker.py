@@ -97,6 +97,9 @@ class Checker:
             merged = replace(merged, backends=self.base.backends)
         if self.base.jax_version is not None:  # (and --jax-version over the file's `jax-version`)
             merged = replace(merged, jax_version=self.base.jax_version, jax_version_from=self.base.jax_version_from)
+        if self.base.tpu_generation is not None:  # (and --tpu-generation over the file's `tpu-generation`)
+            merged = replace(merged, tpu_generation=self.base.tpu_generation,
+                             tpu_generation_from=self.base.tpu_generation_from)
         return merged
 
     def release_for(self, cfg: Config):
@@ -143,6 +146,18 @@ class Checker:
             self.engine.caches.disk.release(path)
         return concerns
 
+    # chips.ChipClaims of the run's records (None: the built-in records'): what a finding of a
+    # chip-only kind says for the file's `tpu-generation`.
+    chip_claims: object = None
+
+    def _claimed(self, findings: list[Finding], cfg: Config) -> list[Finding]:
+        if self.chip_claims is None:
+            from .chips import ChipClaims
+            from .records import builtin_records
+
+            self.chip_claims = ChipClaims.of(builtin_records()[0])
+        return self.chip_claims.claimed(findings, cfg.tpu_generation)  # type: ignore[attr-defined]
+
     def check_text(self, text: str, path: str, cfg: Config) -> list[Finding]:
         if not self._concerns_pallas(text, path):
             return []
@@ -157,14 +172,15 @@ class Checker:
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
                                      backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
                                      release=self._release(cfg))
-        return result.findings
+        return self._claimed(result.findings, cfg)
 
     def _analyse_in(self, path: str, cfg: Config) -> list[Finding]:
         result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
                                         backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
                                         release=self._release(cfg))
         # One finding per failing construct: the reminders at launches in other modules are for editors.
-        return [f for f in result.findings if not f.secondary]
+        # (Claimed before the cache keeps them: its entries are keyed by the settings, generation included.)
+        return self._claimed([f for f in result.findings if not f.secondary], cfg)
 
     # The on-disk cache (cache.CheckCache) and the settings its results are keyed by: only for
     # runs that neither fix nor need fixes (a cached finding has none).

@@ -99,16 +99,22 @@ def cmd_check(args: argparse.Namespace) -> int:
         if wrong:
             _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
             return 2
+    if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
+        return 2
     base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []),
                   assume_interpret=args.assume_interpret, backends=backends,
-                  jax_version=args.jax_version, jax_version_from="--jax-version" if args.jax_version else None)
+                  jax_version=args.jax_version, jax_version_from="--jax-version" if args.jax_version else None,
+                  tpu_generation=args.tpu_generation,
+                  tpu_generation_from="--tpu-generation" if args.tpu_generation else None)
+    from .chips import ChipClaims, GenerationChoice
     from .runtime import tune_gc
 
     tune_gc(batch=True)
     checker = Checker(default_engine(records=store.records), base, use_file_config=not args.no_config,
                       # (every module analysed, as before modules were pruned: for comparisons)
                       prune=os.environ.get("PALLAS_LSP_FULL_ANALYSIS", "") in ("", "0"))
+    checker.chip_claims = ChipClaims.of(store.records)
     rules_from = detection_key(store.records)
     from .analysis.program import workspace_root
 
@@ -122,6 +128,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     results = []
     project_records: list[str] = []  # records files the checked files' pyproject.toml name, loaded
     releases: dict = {}  # path -> releases.ReleaseChoice: the jax each file is checked against
+    generations: dict = {}  # path -> chips.GenerationChoice: the TPU chip each file targets
 
     def config_of(path: Path):
         """The file's settings; the records files they name loaded once each (a project's
@@ -143,10 +150,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             if detection_key(store.records) != rules_from:  # the project's records declare rules
                 rules_from = detection_key(store.records)
                 checker.engine = default_engine(records=store.records)
+            checker.chip_claims = ChipClaims.of(store.records)
             checker.cache_settings = _cache_settings(store)
         cfg = checker.config_for(path, own)
         choice = checker.release_for(cfg)
         releases[str(path)] = choice
+        generations[str(path)] = GenerationChoice(cfg.tpu_generation, cfg.tpu_generation_from or "")
         for prob in cfg.problems + ((choice.problem,) if choice.problem else ()):
             if prob not in seen_cfg_problems:
                 seen_cfg_problems.add(prob)
@@ -214,9 +223,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         cache.save()
     urls = {r.slug: r.github_url for r in store.records}
     if fixing:
-        rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls, releases)
+        rc = _report_fixes(args, results, fixed, list(checker.engine.rules), urls, releases, generations)
     else:
-        _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe, releases=releases)
+        _print_findings(args, results, list(checker.engine.rules), urls, unsafe=unsafe, releases=releases,
+                        generations=generations)
         rc = 1 if any(fs for _, fs in results) else 0
     return 0 if args.exit_zero else rc
 
@@ -251,7 +261,7 @@ def _cache_settings(store) -> str:
 
 
 def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: list, urls: dict,
-                  releases: dict | None = None) -> int:
+                  releases: dict | None = None, generations: dict | None = None) -> int:
     """``--fix``: write the fixed files, show what is left and ``Fixed N problems (M remaining)``;
     ``--diff``: print the changes as a unified diff instead (exit 1 when there are any)."""
     from .checker import unified_diff, write_fixed
@@ -271,13 +281,14 @@ def _report_fixes(args: argparse.Namespace, results: list, fixed: dict, rules: l
         if why is not None:  # (the findings shown are those of the fixed text: say it is not on disk)
             _warn(f"{r.path}: not written: {why}")
             applied -= r.applied
-    _print_findings(args, results, rules, urls, unsafe=bool(args.unsafe_fixes), releases=releases)
+    _print_findings(args, results, rules, urls, unsafe=bool(args.unsafe_fixes), releases=releases,
+                    generations=generations)
     print(f"Fixed {applied} problem{'s' if applied != 1 else ''} ({remaining} remaining)", file=sys.stderr)
     return 1 if remaining else 0
 
 
 def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=None, *, unsafe: bool = False,
-                    releases: dict | None = None) -> None:
+                    releases: dict | None = None, generations: dict | None = None) -> None:
     from .output import statistics, statistics_text, to_github, to_json, to_sarif, to_text
 
     fmt = args.output_format
@@ -288,7 +299,7 @@ def _print_findings(args: argparse.Namespace, results: list, rules=None, urls=No
         print(json.dumps(rows, indent=2) if fmt == "json" else statistics_text(rows))
         return
     if fmt == "json":
-        out = to_json(results, releases)
+        out = to_json(results, releases, generations)
     elif fmt == "sarif":
         out = to_sarif(results, list(rules or ()), urls or {})
     elif fmt == "github":
@@ -372,6 +383,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return 0
     store = _store(args.records or [], sys.stderr)
     choice = _rules_release(args)
+    generation = _rules_generation(args)
+    if generation is None:
+        return 2
     rows = []
     for rule in default_rule_set(store.records):
         rec = store.by_slug(rule.record)
@@ -379,15 +393,22 @@ def cmd_rules(args: argparse.Namespace) -> int:
                      "record_loaded": rec is not None, "summary": rule.summary,
                      "kind": "python" if rule_by_code(rule.code) is not None else "data",
                      "verified_on_jax": list(verified_on(rule)),
+                     # (the TPU chips that showed a chip-only kind, and the generation claimed for)
+                     "chips": [{"generation": c.generation, "releases": list(c.releases)}
+                               for c in (rec.chips if rec is not None else ())],
+                     "tpu_generation": generation.as_json(),
                      "jax": choice.as_json()})  # (the release whose tables and defaults the rules read)
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"Knowledge for {choice.described()}")
+    print(f"Knowledge for {choice.described()}; {generation.described()}")
     for r in rows:
         print(f"{r['code']}  {r['name']:<28} record: {r['record']}")
         print(f"        {r['summary']}")
         print(f"        verified on jax {', '.join(r['verified_on_jax'])}")
+        if r["chips"]:
+            print("        seen on " + "; ".join(f"TPU {c['generation']}, jax {', '.join(c['releases'])}"
+                                             for c in r["chips"]))
     return 0
 
 
@@ -406,6 +427,29 @@ def _rules_release(args: argparse.Namespace):
     if choice.problem:
         _warn(f"config: {choice.problem}")
     return choice
+
+
+def _tpu_generation_problem(value: str) -> bool:
+    from .chips import generation_problem
+
+    problem = generation_problem(value, "--tpu-generation")
+    if problem:
+        _warn(problem)
+    return problem is not None
+
+
+def _rules_generation(args: argparse.Namespace):
+    """The TPU generation ``check`` would claim for here (chips.GenerationChoice): --tpu-generation,
+    else the working folder's pyproject.toml ``tpu-generation``; None after a bad --tpu-generation."""
+    from .chips import GenerationChoice
+    from .config import find_config
+
+    if args.tpu_generation is not None:
+        if _tpu_generation_problem(args.tpu_generation):
+            return None
+        return GenerationChoice(args.tpu_generation, "--tpu-generation")
+    cfg = find_config(Path.cwd())
+    return GenerationChoice(cfg.tpu_generation, cfg.tpu_generation_from or "")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -463,6 +507,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the jax release the code runs on (e.g. 0.10.2): whose lowering tables and GPU defaults "
                         "are used; wins over the `jax-version` setting (default: the jax of the workspace's "
                         "environment)")
+    c.add_argument("--tpu-generation", metavar="GEN",
+                   help="the TPU chip the code targets (v4, v5e, v5p, v6e, v7x): kinds only a chip shows are "
+                        "reported for the generations whose chip showed them; wins over the `tpu-generation` "
+                        "setting (default: none; such findings say where they were seen)")
     c.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when there are findings (2 still means a usage or internal error)")
     c.set_defaults(func=cmd_check)
@@ -481,6 +529,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also list the rules these records' detection sections declare")
     r.add_argument("--jax-version", metavar="VERSION",
                    help="the jax release whose knowledge to show (default: as `check` chooses it here)")
+    r.add_argument("--tpu-generation", metavar="GEN",
+                   help="the TPU chip whose claims to show (default: as `check` chooses it here)")
     r.set_defaults(func=cmd_rules)
 
     dev = sub.add_parser("dev", help="tools for working on pallas-lsp itself").add_subparsers(dest="dev_command")

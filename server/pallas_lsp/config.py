@@ -7,6 +7,7 @@
     backends = ["tpu", "mosaic_gpu"]               # the accelerators this code ships to
     what-if = false                                # no interpret-readiness lenses or "Debug on CPU"
     jax-version = "0.10.2"                         # the jax the code runs on (default: the workspace's)
+    tpu-generation = "v5e"                         # the TPU chip the code targets (docs/chips.md)
 
 A bad value gets a readable problem and the default; it never stops the analysis. An unknown
 rule in ``select`` or ``ignore`` is reported and left out (a ``select`` of nothing but unknown
@@ -61,6 +62,10 @@ class Config:
     # checks it), and where it was written (a pyproject.toml, "--jax-version", "jaxVersion").
     jax_version: str | None = None
     jax_version_from: str | None = None
+    # ``tpu-generation``: the TPU chip the code targets ("v5e"; checked when read), and where it
+    # was written; chip-only kinds are claimed only for the generations their chips showed.
+    tpu_generation: str | None = None
+    tpu_generation_from: str | None = None
 
     def merged(self, other: "Config") -> "Config":
         """``other`` (e.g. editor settings) layered under this file config."""
@@ -77,6 +82,9 @@ class Config:
             cache_dir=self.cache_dir if self.cache_dir is not None else other.cache_dir,
             jax_version=self.jax_version if self.jax_version is not None else other.jax_version,
             jax_version_from=self.jax_version_from if self.jax_version is not None else other.jax_version_from,
+            tpu_generation=self.tpu_generation if self.tpu_generation is not None else other.tpu_generation,
+            tpu_generation_from=(self.tpu_generation_from if self.tpu_generation is not None
+                                 else other.tpu_generation_from),
         )
 
 
@@ -100,6 +108,7 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
     what_if: bool | None = None
     cache_dir: str | None = None
     jax_version: str | None = None
+    tpu_generation: str | None = None
     for key, value in table.items():
         if key == "select":
             select = _string_list(value, key, where, problems)
@@ -125,13 +134,22 @@ def config_from_table(table: object, base: Path, where: str) -> Config:
                 jax_version = value  # (its form is checked where the release is chosen)
             else:
                 problems.append(f"{where}: `jax-version` must be a string such as \"0.10.2\"; using the default")
+        elif key == "tpu-generation":
+            from .chips import generation_problem
+
+            problem = generation_problem(value, where)
+            if problem is None:
+                tpu_generation = value
+            else:
+                problems.append(f"{problem}; no generation is chosen")
         else:
-            problems.append(f"{where}: unknown setting `{key}` "
-                            "(known: select, ignore, records, backends, what-if, cache-dir, jax-version)")
+            problems.append(f"{where}: unknown setting `{key}` (known: select, ignore, records, backends, what-if, "
+                            "cache-dir, jax-version, tpu-generation)")
     # (select/ignore as written: their rules are checked once the run's records are loaded)
     return Config(select, ignore or (), (), where, tuple(problems), project_records=tuple(records or ()),
                   backends=backends, what_if=what_if, cache_dir=cache_dir,
-                  jax_version=jax_version, jax_version_from=where if jax_version is not None else None)
+                  jax_version=jax_version, jax_version_from=where if jax_version is not None else None,
+                  tpu_generation=tpu_generation, tpu_generation_from=where if tpu_generation is not None else None)
 
 
 def cache_folder(cfg: Config, default: Path) -> tuple[Path, str | None]:

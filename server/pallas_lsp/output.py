@@ -17,6 +17,7 @@ from .analysis.findings import Finding
 from .notebooks import cell_of, related_cell
 
 if TYPE_CHECKING:  # (for annotations only)
+    from .chips import GenerationChoice
     from .releases import ReleaseChoice
 
 FileFindings = tuple[str, Sequence[Finding]]
@@ -109,13 +110,17 @@ def finding_json(path: str, f: Finding) -> dict:
     }
 
 
-def to_json(results: Iterable[FileFindings], releases: Mapping[str, ReleaseChoice] | None = None) -> str:
+def to_json(results: Iterable[FileFindings], releases: Mapping[str, ReleaseChoice] | None = None,
+            generations: Mapping[str, GenerationChoice] | None = None) -> str:
     """The findings as a list; with ``releases`` (path -> releases.ReleaseChoice) a finding whose
     file is not checked against the default release carries the ``jax`` it was checked against:
     ``{version_found, release_used, source, note}`` (the default adds nothing: the keys consumers
-    know stay as they were)."""
+    know stay as they were); likewise, with ``generations`` (path -> chips.GenerationChoice), the
+    ``tpu_generation`` chosen for its file, ``{generation, source}``, where one is."""
     shown = {p: c.as_json() for p, c in (releases or {}).items() if not c.is_default}
-    return json.dumps([{**finding_json(p, f), **({"jax": shown[p]} if p in shown else {})}
+    chips = {p: c.as_json() for p, c in (generations or {}).items() if c.generation is not None}
+    return json.dumps([{**finding_json(p, f), **({"jax": shown[p]} if p in shown else {}),
+                        **({"tpu_generation": chips[p]} if p in chips else {})}
                        for p, fs in results for f in fs], indent=2)
 
 

@@ -104,7 +104,7 @@ def test_null_resets_every_setting_to_its_default():
     changed = Settings(select=("PAL001",), ignore=("PAL002",), records=("/r.json",), debounce_ms=7, code_lens=False,
                        fix_actions=False, ignore_comment_actions=False, log_level="debug", cross_module=False,
                        python_environment="/env", max_file_bytes=2000, backends=("tpu",), what_if=False,
-                       unsafe_fixes=True, jax_version="0.10.2")
+                       unsafe_fixes=True, jax_version="0.10.2", tpu_generation="v5e")
     assert all(getattr(changed, f.name) != f.default for f in fields(Settings))
     flat_keys = [k for k, v in _KEYS.items() if v is not None and k != "debounce_ms"]
     reset, problems = parse_settings({k: None for k in flat_keys}, changed)

@@ -10,6 +10,8 @@ export type ImportStrategy = "fromEnvironment" | "useBundled";
 export type LogLevel = "error" | "warning" | "info" | "debug";
 /** Where compiled launches run when the code does not say; `cpu`: also on CPU hosts. */
 export type Backend = "tpu" | "triton" | "mosaic_gpu" | "cpu";
+/** The TPU chips `pallasLsp.tpuGeneration` may name (the server's list). */
+export type TpuGeneration = "v4" | "v5e" | "v5p" | "v6e" | "v7x";
 
 /** Everything the extension reads from `pallasLsp.*`, validated. */
 export interface ExtensionSettings {
@@ -31,6 +33,8 @@ export interface ExtensionSettings {
   logLevel: LogLevel;
   /** The jax release the code runs on (`pallasLsp.jaxVersion`); null: the workspace's environment decides. */
   jaxVersion: string | null;
+  /** The TPU chip the code targets (`pallasLsp.tpuGeneration`); null: none chosen. */
+  tpuGeneration: TpuGeneration | null;
 }
 
 /** The flat object the server reads from initializationOptions / workspace/configuration. */
@@ -48,6 +52,8 @@ export interface ServerSettings {
   logLevel: LogLevel;
   /** null: not set (the server then reads the workspace's jax, as `check` does). */
   jaxVersion: string | null;
+  /** null: not set (a pyproject's `tpu-generation` decides, else none is chosen). */
+  tpuGeneration: TpuGeneration | null;
 }
 
 export const SECTION = "pallasLsp";
@@ -67,6 +73,7 @@ export const DEFAULTS: ExtensionSettings = {
   ignoreCommentActions: true,
   logLevel: "info",
   jaxVersion: null,
+  tpuGeneration: null,
 };
 
 /** Settings whose change needs a new server process. */
@@ -84,6 +91,7 @@ export const SERVER_KEYS = [
   "codeAction.ignoreComment.enable",
   "logLevel",
   "jaxVersion",
+  "tpuGeneration",
 ] as const;
 
 /** Reads one setting below `pallasLsp.`, e.g. `get("codeLens.enable")`. */
@@ -91,6 +99,7 @@ export type SettingsGetter = (key: string) => unknown;
 
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warning", "info", "debug"];
 const BACKENDS: readonly Backend[] = ["tpu", "triton", "mosaic_gpu", "cpu"];
+const TPU_GENERATIONS: readonly TpuGeneration[] = ["v4", "v5e", "v5p", "v6e", "v7x"];
 
 function stringList(value: unknown, fallback: string[]): string[] {
   if (typeof value === "string") {
@@ -134,6 +143,7 @@ export function readSettings(
   const level = get("logLevel");
   const debounce = get("debounceMs");
   const jaxVersion = get("jaxVersion");
+  const tpuGeneration = get("tpuGeneration");
   return {
     path: expand(stringList(get("path"), DEFAULTS.path)),
     interpreter: expand(stringList(get("interpreter"), DEFAULTS.interpreter)),
@@ -154,6 +164,9 @@ export function readSettings(
     ignoreCommentActions: bool(get("codeAction.ignoreComment.enable"), DEFAULTS.ignoreCommentActions),
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : DEFAULTS.logLevel,
     jaxVersion: typeof jaxVersion === "string" && jaxVersion.trim() !== "" ? jaxVersion.trim() : DEFAULTS.jaxVersion,
+    tpuGeneration: TPU_GENERATIONS.includes(tpuGeneration as TpuGeneration)
+      ? (tpuGeneration as TpuGeneration)
+      : DEFAULTS.tpuGeneration,
   };
 }
 
@@ -171,6 +184,7 @@ export function toServerSettings(s: ExtensionSettings): ServerSettings {
     ignoreCommentActions: s.ignoreCommentActions,
     logLevel: s.logLevel,
     jaxVersion: s.jaxVersion,
+    tpuGeneration: s.tpuGeneration,
   };
 }
 
@@ -208,6 +222,9 @@ export function checkArgs(s: ExtensionSettings, target: string): string[] {
   }
   if (s.jaxVersion !== null) {
     args.push("--jax-version", s.jaxVersion);
+  }
+  if (s.tpuGeneration !== null) {
+    args.push("--tpu-generation", s.tpuGeneration);
   }
   args.push(target);
   return args;

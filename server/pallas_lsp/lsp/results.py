@@ -80,6 +80,8 @@ def analyse_in_workspace(snap: UnitSnapshot) -> tuple[Analysed, set[str]] | None
 
 
 def _analysed(snap: UnitSnapshot, result: AnalysisResult, partial: bool = False) -> Analysed:
+    if snap.chip_claims is not None:  # (before findings carried over mid-edit join them: those are claimed)
+        result.findings = snap.chip_claims.claimed(result.findings, snap.config.tpu_generation)
     if result.syntax_errors and snap.prev is not None:
         _carry_over(snap.prev, result, snap.text)
     a = Analysed(snap.gen, snap.text, result, snap.slices, snap.docs, snap.unit, partial=partial,

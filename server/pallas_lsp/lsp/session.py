@@ -53,6 +53,7 @@ class UnitSnapshot:
     program: Any = None  # analysis.program.Program: followed across the workspace (phase 2), or None
     release: Any = None  # analysis.contexts.JaxRelease: the jax release the unit is checked against
     release_choice: Any = None  # releases.ReleaseChoice: that release, and where it was found
+    chip_claims: Any = None  # chips.ChipClaims of ``store``: what findings claim for config.tpu_generation
 
 
 class Session:
@@ -184,6 +185,7 @@ class Session:
         config = self.config_for(unit)
         store = self.store_for(config)
         limit = self.settings.max_file_bytes
+        from ..chips import ChipClaims
         from ..releases import analysis_release
 
         choice = self.release_for(config)
@@ -192,7 +194,8 @@ class Session:
             docs=docs, config=config, store=store, engine=self.engine_for(store), caps=replace(self.caps),
             stale=self.stale_flag(unit), prev=self.analysed.get(unit), max_file_bytes=limit,
             program=self.program_for(unit) if len(text) <= limit else None,
-            release=analysis_release(choice.release_used), release_choice=choice)
+            release=analysis_release(choice.release_used), release_choice=choice,
+            chip_claims=ChipClaims.of(store.records))
 
     def program_for(self, unit: str):
         """The workspace program, for a file inside the workspace (notebooks and files elsewhere
@@ -305,7 +308,9 @@ class Session:
         base = Config(select=self.settings.select, ignore=self.settings.ignore,
                       records=tuple(self.settings.records), backends=self.settings.backends,
                       jax_version=self.settings.jax_version,
-                      jax_version_from="jaxVersion" if self.settings.jax_version is not None else None)
+                      jax_version_from="jaxVersion" if self.settings.jax_version is not None else None,
+                      tpu_generation=self.settings.tpu_generation,
+                      tpu_generation_from="tpuGeneration" if self.settings.tpu_generation is not None else None)
         cfg = Config()
         if path is not None:
             try:
@@ -316,6 +321,8 @@ class Session:
         cfg = with_known_rules(cfg, rules).merged(with_known_rules(base, rules, "pallas-lsp setting"))
         if base.jax_version is not None:  # (the editor's explicit jaxVersion over a pyproject's jax-version)
             cfg = replace(cfg, jax_version=base.jax_version, jax_version_from=base.jax_version_from)
+        if base.tpu_generation is not None:  # (and its explicit tpuGeneration over a pyproject's)
+            cfg = replace(cfg, tpu_generation=base.tpu_generation, tpu_generation_from=base.tpu_generation_from)
         for p in cfg.problems:
             self.notify_problem(p)
         return cfg

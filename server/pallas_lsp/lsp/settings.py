@@ -41,6 +41,9 @@ class Settings:
     # The jax release the code runs on ("0.10.2"), over a pyproject's `jax-version` (None: not
     # set; the workspace's environment decides). Its form is checked where the release is chosen.
     jax_version: str | None = None
+    # The TPU chip the code targets ("v5e"), over a pyproject's `tpu-generation` (None: not set):
+    # kinds only a chip shows are claimed for the generations whose chip showed them.
+    tpu_generation: str | None = None
 
 
 _DEFAULTS = Settings()
@@ -52,7 +55,7 @@ _KEYS = {
     "ignoreCommentActions": "ignore_comment_actions", "logLevel": "log_level", "crossModule": "cross_module",
     "pythonEnvironment": "python_environment", "maxFileBytes": "max_file_bytes", "codeAction": None, "path": None,
     "interpreter": None, "importStrategy": None, "trace": None, "backends": "backends",
-    "jaxVersion": "jax_version",
+    "jaxVersion": "jax_version", "tpuGeneration": "tpu_generation",
 }
 
 
@@ -127,6 +130,14 @@ def parse_settings(obj: object, base: Settings | None = None) -> tuple[Settings,
         elif field_name == "jax_version":
             if not isinstance(value, str):
                 problems.append(f"pallas-lsp setting `{key}` must be a jax version such as \"0.10.2\"; ignored")
+                continue
+            updates[field_name] = value
+        elif field_name == "tpu_generation":
+            from ..chips import generation_problem
+
+            problem = generation_problem(value, f"pallas-lsp setting `{key}`")
+            if problem is not None:
+                problems.append(f"{problem}; ignored")
                 continue
             updates[field_name] = value
         elif field_name == "python_environment":

@@ -49,6 +49,8 @@ OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {
     "detection": dict,  # how the analysis finds the error (records/detection.py)
     "wordings": list,  # the messages JAX releases print for it (Wording)
     "raisedAt": list,  # where JAX raises it with no message (RaiseSite)
+    "releases": list,  # the only jax releases that raise it, where the others do not (quiet there)
+    "chips": list,  # the TPU generations whose chip showed it, with the jax releases (ChipSighting)
 }
 SUPPORTED_SCHEMA_VERSIONS = {2}
 # Records are user data; keep pathological files from eating the server.
@@ -94,6 +96,23 @@ class RaiseSite:
     releases: tuple[str, ...]
 
 
+# The TPU generations a record's ``chips`` and the ``tpu-generation`` setting may name.
+TPU_GENERATIONS = ("v4", "v5e", "v5p", "v6e", "v7x")
+
+
+@dataclass(frozen=True)
+class ChipSighting:
+    """A TPU generation whose real chip showed a record's error (most are raised inside libtpu's
+    Mosaic compiler, so only a chip can tell), and the jax releases it was run with."""
+
+    generation: str
+    releases: tuple[str, ...]
+
+    def described(self) -> str:
+        """``TPU v5e, jax 0.10.2``."""
+        return f"TPU {self.generation}, jax {', '.join(self.releases)}"
+
+
 @dataclass(frozen=True)
 class ErrorRecord:
     id: str
@@ -113,6 +132,10 @@ class ErrorRecord:
     tags: tuple[str, ...] = ()
     wordings: tuple[Wording, ...] = ()
     raised_at: tuple[RaiseSite, ...] = ()
+    # The only jax releases that raise it (verified by running); empty: every release.
+    releases: tuple[str, ...] = ()
+    # Where a real TPU showed it; empty: no chip claim (the kind is decided by jax's Python).
+    chips: tuple[ChipSighting, ...] = ()
     source: str = ""  # the file it came from ("<builtin>/..." for the shipped seed records)
     detection: Detection | None = field(default=None, compare=False)  # None: no rule is declared
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -276,6 +299,38 @@ def _parse_raise_sites(value: Any, path: str, where: str,
     return tuple(out), problems
 
 
+def _parse_chips(value: Any, path: str, where: str,
+                 name: str) -> tuple[tuple[ChipSighting, ...], list[RecordProblem]]:
+    """The record's chip sightings; a bad entry loses only itself (the record still loads, with
+    no claim for that generation: nothing is claimed for a chip nobody ran)."""
+    out: list[ChipSighting] = []
+    problems: list[RecordProblem] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(value or ()):
+        at = f"{where}.chips[{i}]"
+        lost = "; the record loads without this chip"
+        if not isinstance(entry, dict):
+            problems.append(RecordProblem(path, at, f"{name}: must be an object{lost}"))
+            continue
+        generation = entry.get("generation")
+        releases = _releases(entry.get("releases"))
+        if generation not in TPU_GENERATIONS:
+            problems.append(RecordProblem(path, f"{at}.generation", f"{name}: must be a TPU generation, one of "
+                                          f"{', '.join(TPU_GENERATIONS)}, not {generation!r}{lost}"))
+            continue
+        if generation in seen:
+            problems.append(RecordProblem(path, f"{at}.generation", f"{name}: {generation} is listed twice; "
+                                          f"list its releases in one entry{lost}"))
+            continue
+        if releases is None:
+            problems.append(RecordProblem(path, f"{at}.releases", f"{name}: must be a non-empty list of jax "
+                                          f"versions such as \"0.10.2\"{lost}"))
+            continue
+        seen.add(generation)
+        out.append(ChipSighting(generation, releases))
+    return tuple(out), problems
+
+
 def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None = None,
                  shipped: bool = False) -> tuple[ErrorRecord | None, list[RecordProblem]]:
     """Validate one record object (wrapped or bare). ``shipped``: one of the package's own
@@ -316,7 +371,13 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
         return None, problems
     wordings, wording_problems = _parse_wordings(obj.get("wordings"), path, where, budget, shipped, _name(obj))
     raised_at, site_problems = _parse_raise_sites(obj.get("raisedAt"), path, where, _name(obj))
-    problems += wording_problems + site_problems
+    chips, chip_problems = _parse_chips(obj.get("chips"), path, where, _name(obj))
+    problems += wording_problems + site_problems + chip_problems
+    releases = _releases(obj.get("releases")) if obj.get("releases") is not None else ()
+    if releases is None:
+        releases = ()
+        problems.append(RecordProblem(path, f"{where}.releases", f"{_name(obj)}: must be a non-empty list of jax "
+                                      "versions such as \"0.10.2\"; the record loads for every release"))
     github_url = obj.get("githubUrl") or ""
     if github_url and not https_link(github_url):
         # A link is decoration: drop it (from the record's raw data too) and keep the record.
@@ -352,6 +413,8 @@ def parse_record(obj: Any, path: str, where: str, budget: PatternBudget | None =
         tags=tuple(obj.get("tags") or ()),
         wordings=wordings,
         raised_at=raised_at,
+        releases=releases,
+        chips=chips,
         source=path,
         detection=detection,
         raw=obj,

@@ -11,7 +11,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from . import OPTIONAL_FIELDS, REQUIRED_FIELDS, SUPPORTED_SCHEMA_VERSIONS
+from . import OPTIONAL_FIELDS, REQUIRED_FIELDS, SUPPORTED_SCHEMA_VERSIONS, TPU_GENERATIONS
 from .detection import (_API_RE, _CODE_RE, _IDENT_RE, _NAME_RE, ARGUMENT_FIELDS, CONDITION_TESTS, CONSTRUCT_FIELDS,
                         DETECTION_FIELDS, FIX_FIELDS, FIX_OP_REGISTRY, MAX_ALSO, MAX_CONDITIONS, MAX_TEMPLATE_LINES,
                         MAX_TEXT, MODE_DOCS, PLACEHOLDER_DOCS, PLATFORMS, SEMANTICS, TRANSFORM_APIS, TRANSFORM_KINDS)
@@ -44,6 +44,10 @@ RECORD_FIELD_DOCS = {
     "wordings": "the messages JAX releases print for it: `{\"message\", \"pattern\", \"releases\"}` each "
                 "(see \"What JAX prints, release by release\")",
     "raisedAt": "where JAX raises it with no message: `{\"file\", \"function\", \"releases\"}` each",
+    "chips": "the TPU generations whose real chip showed the error, with the jax releases run: "
+             "`{\"generation\": \"v5e\", \"releases\": [\"0.10.2\"]}` each (generations: "
+             + ", ".join(TPU_GENERATIONS) + "); a finding of the kind is claimed only for these "
+             "(docs/chips.md)",
 }
 
 
@@ -115,6 +119,10 @@ def _record_field_schema(name: str, typ: type | tuple[type, ...]) -> dict:
         return {"type": "array", "items": {"type": "object", "required": ["file", "function", "releases"],
                                            "properties": {"file": {"type": "string", "pattern": r"\.py$"},
                                                           "function": {"type": "string"}, "releases": _RELEASES}}}
+    if name == "chips":
+        return {"type": "array", "items": {"type": "object", "required": ["generation", "releases"],
+                                           "properties": {"generation": {"enum": list(TPU_GENERATIONS)},
+                                                          "releases": _RELEASES}}}
     return {"type": _json_type(typ)}
 
 

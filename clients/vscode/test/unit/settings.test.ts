@@ -27,6 +27,7 @@ test("defaults when nothing is set", () => {
     ignoreCommentActions: true,
     logLevel: "info",
     jaxVersion: null, // (sent as null: the server reads the workspace's jax)
+    tpuGeneration: null,
   });
 });
 
@@ -44,6 +45,7 @@ test("VS Code settings map to the flat server object", () => {
       "codeAction.ignoreComment.enable": false,
       logLevel: "debug",
       jaxVersion: " 0.10.2 ",
+      tpuGeneration: "v5e",
       path: ["/opt/bin/pallas-lsp"],
       interpreter: ["${workspaceFolder}/.venv/bin/python"],
       importStrategy: "useBundled",
@@ -62,6 +64,7 @@ test("VS Code settings map to the flat server object", () => {
     ignoreCommentActions: false,
     logLevel: "debug",
     jaxVersion: "0.10.2",
+    tpuGeneration: "v5e",
   });
   assert.deepEqual(s.path, ["/opt/bin/pallas-lsp"]);
   assert.deepEqual(s.interpreter, ["/w/.venv/bin/python"]);
@@ -81,6 +84,7 @@ test("wrong types fall back to defaults", () => {
       unsafeFixes: "yes",
       logLevel: "verbose",
       jaxVersion: 0.1,
+      tpuGeneration: "v9",
       importStrategy: "fromPath",
       path: "",
     }),
@@ -93,6 +97,7 @@ test("wrong types fall back to defaults", () => {
   assert.equal(s.unsafeFixes, false);
   assert.equal(s.logLevel, "info");
   assert.equal(s.jaxVersion, null);
+  assert.equal(s.tpuGeneration, null); // (an unknown generation is dropped; the server would refuse it)
   assert.equal(readSettings(getter({ jaxVersion: "  " })).jaxVersion, null);
   assert.equal(s.importStrategy, "fromEnvironment");
   assert.deepEqual(s.path, []);
@@ -124,6 +129,7 @@ test("executable settings restart, rule settings are sent", () => {
     "pallasLsp.codeAction.ignoreComment.enable",
     "pallasLsp.logLevel",
     "pallasLsp.jaxVersion",
+    "pallasLsp.tpuGeneration",
   ]) {
     assert.equal(changeAction(only(key)), "notify", key);
   }
@@ -141,6 +147,7 @@ test("check arguments carry the rule settings", () => {
       records: ["/r/a.json", "/r/b"],
       backends: ["cpu"],
       jaxVersion: "0.10.2",
+      tpuGeneration: "v5e",
     }),
   );
   assert.deepEqual(checkArgs(s, "/w"), [
@@ -159,6 +166,8 @@ test("check arguments carry the rule settings", () => {
     "cpu",
     "--jax-version",
     "0.10.2",
+    "--tpu-generation",
+    "v5e",
     "/w",
   ]);
   assert.deepEqual(checkArgs(DEFAULTS, "/w"), ["check", "--output-format", "json", "/w"]);
