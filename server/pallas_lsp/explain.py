@@ -28,7 +28,8 @@ ALTERNATIVE_MESSAGES: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "inline-mgpu-p-does-not-support-discharge",
      "GPU interpret mode handles `inline_mgpu` itself: pass `InterpretGPUParams(inline_mgpu=\"ignore\")` to "
      "skip calls that return nothing."),
-    (re.compile(r"MLIR translation rule for primitive 'inline_mgpu' not found for platform cpu"),
+    # (the primitive is named "inline_mgpu_p" up to jax 0.11.2, "inline_mgpu" from 0.12)
+    (re.compile(r"MLIR translation rule for primitive 'inline_mgpu(?:_p)?' not found for platform cpu"),
      "inline-mgpu-p-does-not-support-discharge",
      "An `inline_mgpu` call reached the CPU lowering: it has no Ref arguments to discharge, or it ran "
      "under TPU interpret params."),

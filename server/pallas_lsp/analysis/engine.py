@@ -10,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
+from . import api
 from .caches import AnalysisCaches
 from .contexts import Context, Evidence, JaxRelease, Mode
 from .evaluate import Evaluator, Value
@@ -475,7 +476,7 @@ class Engine:
         that name its API (a call no rule names costs a lookup)."""
         whole = LaunchView(launch, ev, index, reached, launches, release)
         per_kernels: dict[tuple[int, ...], LaunchView] = {}
-        launch_rules = rules.for_launch(launch.api.name)
+        launch_rules = [r for r in rules.for_launch(launch.api.name) if r.raised_in(release)]
 
         def check_reached(rule: Rule, hit: Hit, r: Reached, site) -> None:
             """A call or operator the kernel reaches (at ``site``, in ``r``), to one rule."""
@@ -531,7 +532,7 @@ class Engine:
                     for key in keys:
                         for rule in rules.for_call(key):
                             hit = Hit("call", key, cs, view, ctx, r, callee)
-                            if rule.applies(hit):
+                            if rule.raised_in(release) and rule.applies(hit):
                                 check_reached(rule, hit, r, cs)
                 # Array operators written without a call (x.T, x[...]), for the rules that name them.
                 for op in r.scope.operators:
@@ -539,7 +540,7 @@ class Engine:
                     guarded = None  # (the guards are evaluated only for a rule that applies here)
                     for rule in op_rules:
                         hit = Hit("operator", op.key, op, view, ctx, r)
-                        if not rule.applies(hit):
+                        if not (rule.raised_in(release) and rule.applies(hit)):
                             continue
                         if guarded is None:
                             guarded = rev.guards_hold(op.guards, op.scope, rev.order_of(op))
@@ -646,6 +647,7 @@ class Engine:
 
 BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
 BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
+_PARAMS_MODES = {mode: name for name, mode in BACKEND_MODES.items()}
 
 
 ASSUMED_MODES = {"true": Mode.INTERPRET, "tpu": Mode.TPU_INTERPRET, "gpu": Mode.GPU_INTERPRET}
@@ -718,7 +720,12 @@ def with_backends(contexts: list[Context], backends: tuple[str, ...], launch: La
     out: list[Context] = []
     for c in contexts:
         these = [c]
-        if c.mode == Mode.COMPILED and not c.cpu_host and accelerators:
+        # (A pallas_call whose compiler params name a backend the code does not ship to is
+        # lowered for the ones it ships to, where those params are another backend's.)
+        foreign_params = (c.mode in _PARAMS_MODES and launch.api.name == api.PALLAS_CALL
+                          and "compiler_params" in launch.options and c.lowered_for is None
+                          and _PARAMS_MODES[c.mode] not in accelerators)
+        if (c.mode == Mode.COMPILED or foreign_params) and not c.cpu_host and accelerators:
             these = [replace(c, mode=BACKEND_MODES[b], configured=True,
                              lowering_semantics="warpgroup" if BACKEND_MODES[b] == Mode.MOSAIC_GPU else None)
                      for b in accelerators]

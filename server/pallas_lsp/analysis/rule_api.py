@@ -223,6 +223,13 @@ class Rule:
     # It is asked once per such transformation that reaches the launch (``Hit.transform``),
     # and never about the launch alone.
     transforms: frozenset[str] = frozenset()
+    # The only jax releases whose error it reports (its record's ``releases``; "" is the pinned
+    # one, as in JaxRelease.version); empty: every release.
+    releases: frozenset[str] = frozenset()
+
+    def raised_in(self, release: JaxRelease) -> bool:
+        """Whether the checked release raises the rule's error at all."""
+        return not self.releases or release.version in self.releases
 
     def check(self, hit: Hit) -> Report | None:
         raise NotImplementedError

@@ -44,6 +44,8 @@ RECORD_FIELD_DOCS = {
     "wordings": "the messages JAX releases print for it: `{\"message\", \"pattern\", \"releases\"}` each "
                 "(see \"What JAX prints, release by release\")",
     "raisedAt": "where JAX raises it with no message: `{\"file\", \"function\", \"releases\"}` each",
+    "releases": "the only jax releases that raise it, verified by running (`[\"0.11.2\", \"0.12.0.1\"]`): "
+                "its rules stay quiet when the code is checked against another release; absent: every release",
     "chips": "the TPU generations whose real chip showed the error, with the jax releases run: "
              "`{\"generation\": \"v5e\", \"releases\": [\"0.10.2\"]}` each (generations: "
              + ", ".join(TPU_GENERATIONS) + "); a finding of the kind is claimed only for these "
@@ -119,6 +121,8 @@ def _record_field_schema(name: str, typ: type | tuple[type, ...]) -> dict:
         return {"type": "array", "items": {"type": "object", "required": ["file", "function", "releases"],
                                            "properties": {"file": {"type": "string", "pattern": r"\.py$"},
                                                           "function": {"type": "string"}, "releases": _RELEASES}}}
+    if name == "releases":
+        return _RELEASES
     if name == "chips":
         return {"type": "array", "items": {"type": "object", "required": ["generation", "releases"],
                                            "properties": {"generation": {"enum": list(TPU_GENERATIONS)},

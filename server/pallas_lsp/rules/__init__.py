@@ -107,6 +107,7 @@ def default_rule_set(records: "Iterable[ErrorRecord] | None" = None) -> RuleSet:
         from ..records import builtin_records
 
         records = builtin_records()[0]
+    records = list(records)
     rules = python_rules()
     taken = {c for r in rules for c in (r.code, r.name)}
     for rule in data_rules(records):
@@ -114,7 +115,20 @@ def default_rule_set(records: "Iterable[ErrorRecord] | None" = None) -> RuleSet:
             continue  # (reported when the record loads: see data.detection_problems)
         taken |= {rule.code, rule.name}
         rules.append(rule)
+    _limit_to_releases(rules, records)
     return RuleSet(rules)
+
+
+def _limit_to_releases(rules: list[Rule], records: "Iterable[ErrorRecord]") -> None:
+    """Each rule reports only in the releases its record says raise its error (the pinned
+    release is "" in the analysis: see analysis.contexts.JaxRelease)."""
+    from ..lowering import PINNED_RELEASE
+
+    by_slug = {rec.slug: rec for rec in records}
+    for rule in rules:
+        rec = by_slug.get(rule.record)
+        if rec is not None and rec.releases:
+            rule.releases = frozenset("" if r == PINNED_RELEASE else r for r in rec.releases)
 
 
 def default_engine(*, incremental: bool = False, records: "Iterable[ErrorRecord] | None" = None,
