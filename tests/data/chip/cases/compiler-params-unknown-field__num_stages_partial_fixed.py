@@ -1,4 +1,4 @@
-# case: family=compiler-params-unknown-field chip=clean cpu=lowers interp=clean
+# case: family=compiler-params-unknown-field chip=raises cpu=lowers interp=clean
 # intent: the fixed program of num_stages_partial (num_stages= removed): a GPU pipelining knob (num_stages) passed to pltpu.CompilerParams inside a functools.partial pallas_call decorator; int8 blocks.
 # grounded: jax/_src/pallas/mosaic/core.py CompilerParams.__init__ (TypeError: unexpected keyword argument 'num_stages')
 import functools

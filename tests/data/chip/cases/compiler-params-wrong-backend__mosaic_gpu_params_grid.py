@@ -1,4 +1,4 @@
-# case: family=compiler-params-wrong-backend chip=raises cpu=raises interp=clean
+# case: family=compiler-params-wrong-backend chip=raises cpu=raises interp=raises
 # intent: a kernel shared with a Mosaic GPU build keeps plgpu.CompilerParams (in a variable) on a gridded pallas_call run on TPU.
 # grounded: jax/_src/pallas/mosaic/pallas_call_registration.py pallas_call_tpu_lowering_rule (asserts its params are tpu_core.CompilerParams: a bare AssertionError)
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-argmax-non-f32 chip=clean cpu=lowers interp=clean
+# case: family=tpu-argmax-non-f32 chip=wrong-result cpu=lowers interp=clean
 # intent: the fixed program of tpu-argmax-non-f32__lax_argmax_bf16: the bf16 logits cast to float32 (exact) before lax.argmax.
 # grounded: fix of PAL716 (float32 input to reduce_index)
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-dot-1d chip=raises cpu=lowers interp=clean
+# case: family=tpu-dot-1d chip=clean cpu=lowers interp=clean
 # intent: matrix-vector product (8, 128) f32 @ (128,) f32 -> (8,), stored as an (8, 1) column (a rank-1 dot result; the chip decides).
 # grounded: jax/_src/pallas/mosaic/lowering.py _dot_general_lowering_rule (rank-1 result reaches tpu.matmul)
 import jax

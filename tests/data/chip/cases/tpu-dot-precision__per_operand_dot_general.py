@@ -1,4 +1,4 @@
-# case: family=tpu-dot-precision chip=raises cpu=raises interp=clean
+# case: family=tpu-dot-precision chip=raises cpu=raises interp=wrong-result
 # intent: lax.dot_general of (32, 128) x (128, 128) f32 blocks with a per-operand precision (HIGHEST, DEFAULT), on a 2-step grid.
 # grounded: jax/_src/pallas/mosaic/lowering.py _dot_general_lowering_rule ("Per-operand dot precision unsupported")
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-matmul-batch-dims chip=clean cpu=lowers interp=clean
+# case: family=tpu-matmul-batch-dims chip=wrong-result cpu=lowers interp=wrong-result
 # intent: lax.dot_general with one batch dim on f32 (4, 8, 128) x (4, 128, 128) blocks (clean twin of the two-batch-dim kinds).
 # grounded: Mosaic tpu.matmul takes one batch dim
 import jax

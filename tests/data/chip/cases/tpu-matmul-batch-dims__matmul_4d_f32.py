@@ -1,4 +1,4 @@
-# case: family=tpu-matmul-batch-dims chip=raises cpu=raises interp=clean
+# case: family=tpu-matmul-batch-dims chip=raises cpu=raises interp=wrong-result
 # intent: jnp.matmul of f32 (3, 2, 16, 128) x (3, 2, 128, 256) blocks: both leading dims become dot_general batch dims.
 # grounded: Mosaic tpu.matmul verifier ("Up to 1 batch dim supported"), run by func_op.verify() in the Pallas lowering
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-matmul-unsigned chip=clean cpu=lowers interp=clean
+# case: family=tpu-matmul-unsigned chip=raises cpu=lowers interp=clean
 # intent: tpu-matmul-unsigned__uint8_dot_general_helper with the pixels and weights cast to int16 (signed 16-bit operands, int32 result; the chip decides).
 # grounded: probe of another signed spelling (int16 x int16)
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-matmul-unsigned chip=clean cpu=lowers interp=clean
+# case: family=tpu-matmul-unsigned chip=raises cpu=lowers interp=clean
 # intent: the fixed program of tpu-matmul-unsigned__uint8_dot_general_helper: both operands cast to int32 before the dot.
 # grounded: fix of PAL713 (signed operands; uint8 values fit int32 exactly)
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-narrow-int-vector chip=raises cpu=lowers interp=clean
+# case: family=tpu-narrow-int-vector chip=clean cpu=lowers interp=clean
 # intent: add 1 to a (16, 128) int16 tile (v5e: 16-bit vector addition).
 # grounded: Mosaic canonicalize_arith_addi ('vector<i16> addition is only supported on hardware generation v6+' unless compatibility mode); chip decides
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-strided-lane-access chip=clean cpu=lowers interp=clean
+# case: family=tpu-strided-lane-access chip=raises cpu=lowers interp=clean
 # intent: the clean twin of odd_lanes_3d_int32: the stride is on the sublane dim, x_ref[:, pl.ds(1, 8, stride=2), :], lanes whole.
 # grounded: tpu.strided_load with stride 1 on the last dim; chip decides
 import jax

@@ -1,4 +1,4 @@
-# case: family=tpu-strided-ref-slice chip=clean cpu=lowers interp=clean
+# case: family=tpu-strided-ref-slice chip=raises cpu=lowers interp=clean
 # intent: take every other row of a (16, 256) f32 VMEM tile through a strided Ref view x_ref.at[pl.ds(1, 8, stride=2)] and read it.
 # grounded: a strided .at[] view read whole with [...] is one strided indexer (state get_ref_and_transforms), lowered as tpu.strided_load/strided_store, never _slice_memref; chip decides
 import jax
