@@ -1,0 +1,1 @@
+"""PAL740: a kind with a Python rule (rule.py)."""

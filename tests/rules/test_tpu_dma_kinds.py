@@ -1,0 +1,207 @@
+"""Issue 41's kinds on code shapes of their own, each with a clean twin: PAL740
+tpu-core-parallel-exceeds-cores (Mosaic inside libtpu, shown on a TPU v5e with jax 0.10.2),
+PAL730 tpu-dma-mismatch, PAL731 tpu-dma-wait-regular-semaphore and PAL616 semaphore-not-scalar
+(jax's Python and Mosaic's verifier: every flagged program here was lowered for TPU on a CPU
+under jax 0.10.2 and 0.12.0.1 and raised on the line marked ``# here``; its twin lowered)."""
+from __future__ import annotations
+
+import pytest
+
+from pallas_lsp.chips import ChipClaims
+from pallas_lsp.records import builtin_records
+from pallas_lsp.rules import analyse
+
+from .test_tpu_block_kinds import HEAD
+
+CODES = ("PAL740", "PAL730", "PAL731", "PAL616")
+
+CASES = {
+    # A module-level semantics list; the core axis is the second, bound from a constant.
+    "core_parallel_second_axis_list_constant": ("PAL740", """\
+CORES = 2
+SEMANTICS = [pltpu.ARBITRARY, pltpu.CORE_PARALLEL]  # here
+
+
+def double_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def double(x):
+    return pl.pallas_call(
+        double_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(4, CORES),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, c: (i, c))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, c: (i, c)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=SEMANTICS),
+    )(x)
+"""),
+    "core_parallel_second_axis_bound_one": (None, """\
+CORES = 1
+SEMANTICS = [pltpu.ARBITRARY, pltpu.CORE_PARALLEL]
+
+
+def double_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def double(x):
+    return pl.pallas_call(
+        double_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(4, CORES),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, c: (i, c))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, c: (i, c)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=SEMANTICS),
+    )(x)
+"""),
+    # The enum's own name, in a GridSpec launch, the grid built by arithmetic.
+    "core_parallel_enum_member_grid_spec": ("PAL740", """\
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def copy(x):
+    return pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct((64, 128), jnp.float32),
+        grid_spec=pl.GridSpec(grid=(64 // 16,), in_specs=[pl.BlockSpec((16, 128), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((16, 128), lambda i: (i, 0))),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=(pltpu.GridDimensionSemantics.CORE_PARALLEL,)),  # here
+    )(x)
+"""),
+    "parallel_enum_member_grid_spec": (None, """\
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def copy(x):
+    return pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct((64, 128), jnp.float32),
+        grid_spec=pl.GridSpec(grid=(64 // 16,), in_specs=[pl.BlockSpec((16, 128), lambda i: (i, 0))],
+                              out_specs=pl.BlockSpec((16, 128), lambda i: (i, 0))),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=(pltpu.GridDimensionSemantics.PARALLEL,)),
+    )(x)
+"""),
+}
+
+QUIET = {
+    # The bound is a jit argument's shape the code does not spell: unknown, never guessed.
+    "core_parallel_bound_unknown": """\
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def scale(x, n):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(n,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=(pltpu.CORE_PARALLEL,)),
+    )(x)
+""",
+    # Interpret mode never compiles the kernel: no core count is checked.
+    "core_parallel_interpreted": """\
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def scale(x):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(2,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=(pltpu.CORE_PARALLEL,)),
+        interpret=True,
+    )(x)
+""",
+    # Two core-parallel axes: jax's Python refuses that first ("cannot contain multiple core
+    # sharding dimensions"), another error.
+    "two_core_parallel_axes": """\
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def scale(x):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(2, 2),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("core_parallel", "core_parallel")),
+    )(x)
+""",
+    # The semantics' length is not the grid's: PAL642's error comes first.
+    "core_parallel_length_mismatch": """\
+def scale_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def scale(x):
+    return pl.pallas_call(
+        scale_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(2, 2),
+        in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=(pltpu.CORE_PARALLEL,)),
+    )(x)
+""",
+}
+
+
+def findings(source: str) -> list[tuple[str, int]]:
+    return sorted((f.code, f.span.line) for f in analyse(source, "case.py").findings if f.code in CODES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_case_is_flagged_on_its_line_and_each_twin_is_quiet(name: str) -> None:
+    code, body = CASES[name]
+    source = HEAD + body
+    if code is None:
+        assert findings(source) == []
+        return
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "# here" in text)
+    assert findings(source) == [(code, line)]
+
+
+@pytest.mark.parametrize("name", sorted(QUIET))
+def test_unchecked_or_unknown_stays_quiet(name: str) -> None:
+    assert findings(HEAD + QUIET[name]) == []
+
+
+def _one(name: str, code: str):
+    (finding,) = [f for f in analyse(HEAD + CASES[name][1], "case.py").findings if f.code == code]
+    return finding
+
+
+def test_core_parallel_message_says_the_axis_the_bound_and_the_cores() -> None:
+    finding = _one("core_parallel_second_axis_list_constant", "PAL740")
+    assert "grid axis 1 is CORE_PARALLEL with 2 iterations, but a TPU v5e has 1 TensorCore" in finding.message
+    assert ("Core-parallel dimension 1 has iteration bound: 2, which is greater than the number of active cores: 1."
+            in finding.message)
+    assert (HEAD.count("\n") + 13, "grid axis 1: 2 iterations") in [(r.span.line, r.message) for r in finding.related]
+
+
+def test_core_parallel_fix_uses_parallel_in_the_spelling_of_the_code() -> None:
+    (fix,) = _one("core_parallel_second_axis_list_constant", "PAL740").fixes
+    assert fix.safe and [e.new_text for e in fix.edits] == ["pltpu.PARALLEL"]
+    (enum_fix,) = _one("core_parallel_enum_member_grid_spec", "PAL740").fixes
+    assert [e.new_text for e in enum_fix.edits] == ["pltpu.GridDimensionSemantics.PARALLEL"]
+
+
+def test_core_parallel_is_claimed_for_the_v5e_only() -> None:
+    claims = ChipClaims.of(builtin_records()[0])
+    finding = _one("core_parallel_second_axis_list_constant", "PAL740")
+    assert claims.claimed([finding], None)[0].message.endswith("(seen on TPU v5e, jax 0.10.2)")
+    assert claims.claimed([finding], "v5e") == [finding]
+    for other in ("v4", "v5p", "v6e", "v7x"):  # (nobody ran a chip of these: nothing is claimed)
+        assert claims.claimed([finding], other) == []
