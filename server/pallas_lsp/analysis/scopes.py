@@ -89,7 +89,7 @@ class OperatorSite:
     ``x.at[...]``, whose ``.set(...)`` is the call). Rules see them under the keys of
     ``OPERATOR_KEYS`` ("operator:.T", "operator:[]")."""
 
-    node: ast.Attribute | ast.Subscript
+    node: ast.Attribute | ast.Subscript | ast.BinOp
     scope: "Scope"
     guards: tuple[tuple[ast.expr, bool], ...]
     withs: tuple["WithSite", ...]
@@ -100,6 +100,7 @@ class OperatorSite:
 # The attributes that are array operations (``x.T`` emits a transpose).
 OPERATOR_ATTRIBUTES = frozenset({"T", "mT"})
 SUBSCRIPT_KEY = "operator:[]"
+MATMUL_KEY = "operator:@"  # ``a @ b`` (not in OPERATOR_KEYS: no lowering table names it)
 OPERATOR_KEYS = frozenset({SUBSCRIPT_KEY} | {f"operator:.{a}" for a in OPERATOR_ATTRIBUTES})
 
 
@@ -449,6 +450,8 @@ class _Indexer:
                 stack.append((n.value, _OTHER))  # type: ignore[attr-defined]
                 continue
             if t is ast.BinOp:
+                if isinstance(n.op, ast.MatMult):  # type: ignore[attr-defined]
+                    self.operator(n, MATMUL_KEY)  # type: ignore[arg-type]
                 stack.append((n.right, _OTHER))  # type: ignore[attr-defined]
                 stack.append((n.left, _OTHER))  # type: ignore[attr-defined]
                 continue
