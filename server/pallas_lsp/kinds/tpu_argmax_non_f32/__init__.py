@@ -1,0 +1,1 @@
+"""PAL716: a kind with a Python rule (rule.py)."""

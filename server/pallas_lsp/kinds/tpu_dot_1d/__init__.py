@@ -1,0 +1,1 @@
+"""PAL710: a kind with a Python rule (rule.py)."""

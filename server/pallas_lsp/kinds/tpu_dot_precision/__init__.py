@@ -1,0 +1,1 @@
+"""PAL711: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL714: a kind with a Python rule (rule.py)."""

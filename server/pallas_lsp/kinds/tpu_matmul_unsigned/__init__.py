@@ -1,0 +1,1 @@
+"""PAL713: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL715: a kind with a Python rule (rule.py)."""
