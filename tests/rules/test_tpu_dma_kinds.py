@@ -86,9 +86,108 @@ def copy(x):
             dimension_semantics=(pltpu.GridDimensionSemantics.PARALLEL,)),
     )(x)
 """),
+    # PAL731: a helper starts the copy; the kernel waits on a re-made descriptor, the usual idiom.
+    "dma_wait_regular_remade_descriptor": ("PAL731", """\
+def start(src, dst, sem):
+    pltpu.make_async_copy(src, dst, sem).start()
+
+
+def rows_kernel(x_hbm, o_ref, buf, sem):
+    start(x_hbm, buf, sem)
+    pltpu.make_async_copy(x_hbm, buf, sem).wait()
+    o_ref[...] = buf[...] * 4
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((32, 128), jnp.bfloat16),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=(pltpu.VMEM((32, 128), jnp.bfloat16), pltpu.SemaphoreType.REGULAR),  # here
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(rows).trace(jax.ShapeDtypeStruct((32, 128), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+"""),
+    "dma_wait_dma_semaphore_remade_descriptor": (None, """\
+def start(src, dst, sem):
+    pltpu.make_async_copy(src, dst, sem).start()
+
+
+def rows_kernel(x_hbm, o_ref, buf, sem):
+    start(x_hbm, buf, sem)
+    pltpu.make_async_copy(x_hbm, buf, sem).wait()
+    o_ref[...] = buf[...] * 4
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((32, 128), jnp.bfloat16),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=(pltpu.VMEM((32, 128), jnp.bfloat16), pltpu.SemaphoreType.DMA),
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(rows).trace(jax.ShapeDtypeStruct((32, 128), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+"""),
 }
 
 QUIET = {
+    # PAL731 is about the wait: this copy of a REGULAR semaphore is never waited on, and jax's
+    # Python checks the type only there (what the chip does with it is not claimed).
+    "dma_regular_semaphore_never_waited": """\
+def rows_kernel(x_hbm, o_ref, buf, sem):
+    pltpu.make_async_copy(x_hbm, buf, sem).start()
+    o_ref[...] = buf[...]
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.REGULAR],
+    )(x)
+""",
+    # Interpret mode is not claimed for PAL731 (a compiled-TPU kind).
+    "dma_wait_regular_interpreted": """\
+def rows_kernel(x_hbm, o_ref, buf, sem):
+    cp = pltpu.make_async_copy(x_hbm, buf, sem)
+    cp.start()
+    cp.wait()
+    o_ref[...] = buf[...]
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.REGULAR],
+        interpret=True,
+    )(x)
+""",
+    # The semaphore comes from a parameter the code does not spell: unknown, never guessed.
+    "dma_wait_semaphore_type_unknown": """\
+def rows_kernel(x_hbm, o_ref, buf, sem):
+    cp = pltpu.make_async_copy(x_hbm, buf, sem)
+    cp.start()
+    cp.wait()
+    o_ref[...] = buf[...]
+
+
+def rows(x, sem_type):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), sem_type],
+        compiler_params=pltpu.CompilerParams(),
+    )(x)
+""",
     # The bound is a jit argument's shape the code does not spell: unknown, never guessed.
     "core_parallel_bound_unknown": """\
 def scale_kernel(x_ref, o_ref):
@@ -205,3 +304,27 @@ def test_core_parallel_is_claimed_for_the_v5e_only() -> None:
     assert claims.claimed([finding], "v5e") == [finding]
     for other in ("v4", "v5p", "v6e", "v7x"):  # (nobody ran a chip of these: nothing is claimed)
         assert claims.claimed([finding], other) == []
+
+
+def test_dma_wait_regular_message_and_fix() -> None:
+    finding = _one("dma_wait_regular_remade_descriptor", "PAL731")
+    assert "waited on with a semaphore allocated as SemaphoreType.REGULAR" in finding.message
+    assert "dma_wait requires a DMA semaphore, but got a regular semaphore" in finding.message
+    (fix,) = finding.fixes
+    assert fix.safe and [e.new_text for e in fix.edits] == ["pltpu.SemaphoreType.DMA"]
+
+
+def test_explain_names_each_kind_from_the_pasted_chip_message() -> None:
+    """The messages the chip run printed (corpus-tpu labels) find their records."""
+    from pallas_lsp.records import default_store
+
+    store = default_store()
+    pasted = {
+        "tpu-dma-wait-regular-semaphore": "ValueError: dma_wait requires a DMA semaphore, but got a regular semaphore."
+                                          " Use pl.semaphore_wait() instead.",
+        "tpu-core-parallel-exceeds-cores": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Mosaic failed to compile "
+                                           "TPU kernel: Core-parallel dimension 0 has iteration bound: 2, which is "
+                                           "greater than the number of active cores: 1.",
+    }
+    for slug, text in pasted.items():
+        assert [r.slug for r, _ in store.match(text)][:1] == [slug], slug

@@ -1,0 +1,1 @@
+"""PAL731: a kind with a Python rule (rule.py)."""
