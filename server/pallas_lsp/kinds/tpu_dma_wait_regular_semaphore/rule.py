@@ -22,7 +22,7 @@ class TpuDmaWaitRegularSemaphore(PythonRule):
     code = "PAL731"
     name = "tpu-dma-wait-regular-semaphore"
     record = "tpu-dma-wait-regular-semaphore"
-    summary = "a DMA (pltpu.make_async_copy / async_copy) waited on with a SemaphoreType.REGULAR semaphore, compiled for TPU"
+    summary = "a DMA (pltpu.make_async_copy / async_copy) waited on with a SemaphoreType.REGULAR semaphore, for TPU"
     label = "the DMA's semaphore"
     apis = frozenset(COPY_APIS)
     modes = frozenset({Mode.TPU})
