@@ -198,3 +198,33 @@ pl.pallas_call(functools.partial(kernel, 2.0),
 def test_bits():
     assert [bits(d) for d in ("int8", "uint8", "bfloat16", "float32", "float8_e4m3fn", "int64", "bool")] == \
         [8, 8, 16, 32, 8, 64, None]
+
+
+def test_storage_and_helpers_follow_what_the_kernel_passes():
+    kv = values_of("""
+def twice(v):
+    return v * 2
+
+
+def kernel(w_ref, x_ref, o_ref):
+    s = w_ref[0] * jnp.int8(2)
+    row = x_ref[0]
+    y = twice(x_ref[...])
+    z = twice(s)
+    o_ref[...] = y
+
+
+pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((16, 128), jnp.int8),
+               in_specs=[pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec((16, 128), lambda: (0, 0))],
+               )(jnp.ones((4,), jnp.int8), jnp.ones((16, 128), jnp.int8))
+""")
+    assert kv.storage(body_value(kv, "s")) == "scalar"  # (an SMEM element times a jnp scalar)
+    assert kv.storage(body_value(kv, "row")) is None  # (one index on a VMEM Ref: not said to be a vector)
+    assert kv.storage(body_value(kv, "y")) is None  # (a call's result is not followed)
+    assert kv.source_ref(body_value(kv, "s")) == "w_ref"
+    helper = next(s for s in kv.scopes() if s.name == "twice")
+    product = helper.node.body[0].value
+    # ``v`` is filled with an int8 vector by one call and an int8 scalar by the other: one dtype,
+    # two storages.
+    assert kv.dtype_of(product, helper) == "int8"
+    assert kv.storage(product, helper) is None

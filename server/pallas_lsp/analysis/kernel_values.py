@@ -27,6 +27,7 @@ from .shapes import Shape, array_shape, kernel_ref_shapes, shape_literal
 Where = tuple[ast.AST, Scope, Order]
 
 _MAX_DEPTH = 8
+_MAX_HELPERS = 3  # calls followed from the kernel into the module's functions
 _NP = "jax.numpy."
 # Array constructors and where their dtype argument sits (position, or None: keyword only).
 _DTYPE_POSITION: dict[str, int | None] = {
@@ -101,16 +102,21 @@ class RefFact:
     shape: Shape | None = None
     declared: Where | None = None
     spec: Where | None = None  # the BlockSpec written for it, if any
+    source: Where | None = None  # the operand passed, the ``out_shape`` entry, or the scratch entry
 
 
 class KernelValues:
-    """The dtypes of one launch's kernel Refs, and of the expressions of its kernel body."""
+    """The dtypes of one launch's kernel Refs, and of the expressions of its kernel body (and of
+    the functions it defines or calls in this module, their parameters as the kernel passes them)."""
 
     def __init__(self, ev: Evaluator, launch, refs: dict[str, RefFact]) -> None:
         self.ev = ev
         self.launch = launch
         self.kernel: Scope | None = launch.kernel
         self.refs = refs
+        # helper scope id -> the calls the kernel makes of it: (call, the caller's scope)
+        self._calls_into: dict[int, list[tuple[ast.Call, Scope]]] = {}
+        self._scopes: list[Scope] | None = None
 
     # -- Refs ----------------------------------------------------------------------------------
     def ref(self, param_name: str) -> RefFact | None:
@@ -136,6 +142,39 @@ class KernelValues:
             return fact.space == "VMEM"
         return self.launch.api.name == api.PALLAS_CALL and fact.role in ("in", "out")
 
+    # -- the code the kernel runs ----------------------------------------------------------------
+    def scopes(self) -> list[Scope]:
+        """The kernel, the functions defined inside it, and the functions of this module it (or
+        they) call, a few calls deep: the code whose values :meth:`dtype_of` follows."""
+        if self._scopes is not None:
+            return self._scopes
+        out: list[Scope] = []
+        todo = [(self.kernel, 0)] if self.kernel is not None else []
+        while todo:
+            scope, depth = todo.pop(0)
+            if scope is None or any(s is scope for s in out) or scope.node is None:
+                continue
+            out.append(scope)
+            for cs in scope.calls:
+                callee = self.ev.function_of(self.ev.value(cs.node.func, scope, self.ev.order_of(cs)))
+                if callee is None or callee.node is None or depth >= _MAX_HELPERS:
+                    continue
+                self._calls_into.setdefault(id(callee), []).append((cs.node, scope))
+                todo.append((callee, depth + 1))
+            for child in scope.children:
+                if child.kind in ("function", "lambda"):
+                    todo.append((child, depth))
+        self._scopes = out
+        return out
+
+    def nodes(self):
+        """(expression, the scope it is in) for every expression of :meth:`scopes`, nested
+        functions' own expressions under their own scope."""
+        for scope in self.scopes():
+            body = scope.node.body if isinstance(scope.node, ast.Lambda) else scope.node
+            for node in _own_nodes(body):
+                yield node, scope
+
     # -- values in the kernel body -------------------------------------------------------------
     def dtype_of(self, node: ast.AST, scope: Scope | None = None, order: Order = None, depth: int = 0) -> str | None:
         """The dtype of an expression of the kernel body (``scope``: the function it is in, the
@@ -144,11 +183,14 @@ class KernelValues:
         if scope is None or node is None or depth > _MAX_DEPTH:
             return None
         if isinstance(node, ast.Name):
-            source = self._source(node, scope, order)
-            return self.dtype_of(source[0], source[1], source[2], depth + 1) if source is not None else None
+            sources = self._sources(node, scope, order)
+            if not sources:
+                return None
+            found = {self.dtype_of(n, s, o, depth + 1) for n, s, o in sources}
+            return found.pop() if len(found) == 1 else None
         if isinstance(node, ast.Subscript):
             base = node.value
-            ref = self._ref_name(base, scope)
+            ref = self.ref_name(base, scope)
             if ref is not None:
                 return self.ref_dtype(ref)
             if isinstance(base, ast.Attribute) and base.attr == "at":
@@ -160,10 +202,92 @@ class KernelValues:
             return "bool" if self._operands_known(node, scope, order, depth) else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
             return self._binary(node.left, node.right, node.op, scope, order, depth)
-        if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "real"):
-            return self.dtype_of(node.value, scope, order, depth + 1) if node.attr != "real" else None
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+            return self.dtype_of(node.value, scope, order, depth + 1)
         if isinstance(node, ast.Call):
             return self._call_dtype(node, scope, order, depth)
+        return None
+
+    def storage(self, node: ast.AST, scope: Scope | None = None, order: Order = None, depth: int = 0) -> str | None:
+        """Where a value of the kernel body lives when Mosaic compiles it: "vector" (read from a
+        VMEM Ref with a slice or ``...``, or arithmetic on such), "scalar" (one element read from
+        an SMEM Ref), or None where the code does not say."""
+        scope = scope if scope is not None else self.kernel
+        if scope is None or node is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, ast.Name):
+            sources = self._sources(node, scope, order)
+            found = {self.storage(n, s, o, depth + 1) for n, s, o in sources}
+            return found.pop() if len(found) == 1 else None
+        if isinstance(node, ast.Subscript):
+            ref = self.ref_name(node.value, scope)
+            if ref is None:
+                return None
+            if self.ref_space(ref) == "SMEM" or self.ref(ref).role == "prefetch":  # type: ignore[union-attr]
+                entries = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                return "scalar" if not any(_sliced(e) for e in entries) else None
+            if self.in_vector_memory(ref):
+                entries = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                return "vector" if any(_sliced(e) for e in entries) else None
+            return None
+        if isinstance(node, ast.UnaryOp):
+            return self.storage(node.operand, scope, order, depth + 1)
+        if isinstance(node, ast.BinOp):
+            left = self.storage(node.left, scope, order, depth + 1)
+            right = self.storage(node.right, scope, order, depth + 1)
+            if "vector" in (left, right):
+                return "vector"
+            if left == right:
+                return left
+            if left is None and self._is_number(node.left, scope, order):
+                return right  # (a scalar and a Python number)
+            if right is None and self._is_number(node.right, scope, order):
+                return left
+            return None
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("astype", "reshape", "T") \
+                    and self._method_on_value(func, scope):
+                return self.storage(func.value, scope, order, depth + 1)
+            name = self._api(node, scope, order)
+            if name is not None and name.startswith(_DTYPE_MODULES) and name.rsplit(".", 1)[1] in _DTYPE_NAMES \
+                    and node.args:
+                if self._is_number(node.args[0], scope, order):
+                    return "scalar"  # (``jnp.int8(2)``: a constant scalar)
+                return self.storage(node.args[0], scope, order, depth + 1)  # (``jnp.int32(x)``)
+            if name in _SAME_DTYPE_UNARY or name == "jax.lax.convert_element_type":
+                return self.storage(node.args[0], scope, order, depth + 1) if node.args else None
+        return None
+
+    def source_ref(self, node: ast.AST, scope: Scope | None = None, order: Order = None, depth: int = 0) -> str | None:
+        """The kernel Ref whose read ``node`` is, through names, layout changes and arithmetic
+        that keep its dtype (the first such Ref); None when it is made otherwise."""
+        scope = scope if scope is not None else self.kernel
+        if scope is None or node is None or depth > _MAX_DEPTH:
+            return None
+        want = self.dtype_of(node, scope, order)
+        if isinstance(node, ast.Name):
+            for n, s, o in self._sources(node, scope, order):
+                got = self.source_ref(n, s, o, depth + 1)
+                if got is not None:
+                    return got
+            return None
+        if isinstance(node, ast.Subscript):
+            return self.ref_name(node.value, scope)
+        parts: list[ast.AST] = []
+        if isinstance(node, ast.BinOp):
+            parts = [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp):
+            parts = [node.operand]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr != "astype":
+            parts = [node.func.value]
+        elif isinstance(node, ast.Call):
+            parts = list(node.args[:1])
+        for part in parts:
+            if self.dtype_of(part, scope, order) == want:
+                got = self.source_ref(part, scope, order, depth + 1)
+                if got is not None:
+                    return got
         return None
 
     def shape_of(self, node: ast.AST, scope: Scope | None = None, order: Order = None, depth: int = 0) -> Shape | None:
@@ -174,10 +298,11 @@ class KernelValues:
         if scope is None or node is None or depth > _MAX_DEPTH:
             return None
         if isinstance(node, ast.Name):
-            source = self._source(node, scope, order)
-            return self.shape_of(source[0], source[1], source[2], depth + 1) if source is not None else None
+            sources = self._sources(node, scope, order)
+            found = {self.shape_of(n, s, o, depth + 1) for n, s, o in sources}
+            return found.pop() if len(found) == 1 else None
         if isinstance(node, ast.Subscript):
-            ref = self._ref_name(node.value, scope)
+            ref = self.ref_name(node.value, scope)
             if ref is not None and _whole(node.slice):
                 fact = self.refs.get(ref)
                 return fact.shape if fact is not None else None
@@ -190,10 +315,10 @@ class KernelValues:
             if left is not None and right is not None:
                 return left if left == right else None
             other = node.right if left is not None else node.left
-            return (left or right) if isinstance(self.ev.const(other, scope, order), (int, float)) else None
+            return (left or right) if self._is_number(other, scope, order) else None
         if isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "astype" and self._method_on_value(func):
+            if isinstance(func, ast.Attribute) and func.attr == "astype" and self._method_on_value(func, scope):
                 return self.shape_of(func.value, scope, order, depth + 1)
             name = self._api(node, scope, order)
             if name == f"{_NP}expand_dims" and len(node.args) == 2 and not node.keywords:
@@ -208,24 +333,50 @@ class KernelValues:
         return None
 
     # -- helpers -------------------------------------------------------------------------------
-    def _source(self, node: ast.Name, scope: Scope, order: Order) -> Where | None:
-        """The expression a local name stands for: its one assignment in the function (a name
-        bound more than once is followed only at a known point of the code)."""
-        bindings = scope.bindings.get(node.id) or []
-        if order is None and len(bindings) != 1:
-            return None
+    def _sources(self, node: ast.Name, scope: Scope, order: Order) -> list[Where]:
+        """The expressions a name of the kernel's code stands for: its one assignment in the
+        function that binds it (a name bound more than once is followed only at a known point of
+        the code), or, for a helper's parameter, what each of the kernel's calls passes."""
         b = self.ev.lookup(node.id, scope, order)
-        if b is None or b.scope is not scope or b.kind != "assign" or b.node is None:
-            return None
-        return b.node, scope, self.ev.order_of(b)
+        if b is None or b.scope is None:
+            return []
+        bindings = b.scope.bindings.get(node.id) or []
+        if (order is None or b.scope is not scope) and len(bindings) != 1:
+            return []
+        if b.kind == "assign" and b.node is not None:
+            return [(b.node, b.scope, self.ev.order_of(b))]
+        if b.kind == "param" and b.scope is not self.kernel:
+            return self._passed(b.scope, node.id)
+        return []
 
-    def _ref_name(self, node: ast.AST, scope: Scope) -> str | None:
-        """The kernel Ref parameter ``node`` names (only in the kernel's own body)."""
-        if scope is self.kernel and isinstance(node, ast.Name) and node.id in self.refs:
-            bindings = scope.bindings.get(node.id) or []
-            if all(b.kind == "param" for b in bindings):
-                return node.id
-        return None
+    def _passed(self, helper: Scope, name: str) -> list[Where]:
+        self.scopes()
+        calls = self._calls_into.get(id(helper)) or []
+        positional = [p[0] for p in helper.params if p[2] in ("posonly", "normal")]
+        out: list[Where] = []
+        for call, caller in calls:
+            arg = next((k.value for k in call.keywords if k.arg == name), None)
+            if arg is None and name in positional and not any(isinstance(a, ast.Starred) for a in call.args):
+                at = positional.index(name)
+                arg = call.args[at] if at < len(call.args) else None
+            if arg is None:
+                return []
+            out.append((arg, caller, None))
+        return out
+
+    def ref_name(self, node: ast.AST, scope: Scope) -> str | None:
+        """The kernel Ref parameter ``node`` names (in the kernel or a function nested in it), or
+        the helper parameter every kernel call fills with one."""
+        if not isinstance(node, ast.Name):
+            return None
+        b = self.ev.lookup(node.id, scope)
+        if b is None or b.kind != "param" or b.scope is None:
+            return None
+        if b.scope is self.kernel:
+            return node.id if node.id in self.refs else None
+        passed = self._passed(b.scope, node.id)
+        names = {self.ref_name(n, s) for n, s, _ in passed}
+        return names.pop() if len(names) == 1 else None
 
     def _api(self, node: ast.Call, scope: Scope, order: Order) -> str | None:
         v = self.ev.value(node, scope, order)
@@ -243,14 +394,18 @@ class KernelValues:
         c = self.ev.const(node, scope, order)
         return c if isinstance(c, str) and c in _DTYPE_NAMES else None
 
-    def _method_on_value(self, func: ast.Attribute) -> bool:
-        return not isinstance(func.value, ast.Name) or func.value.id not in self.refs
+    def _method_on_value(self, func: ast.Attribute, scope: Scope) -> bool:
+        return self.ref_name(func.value, scope) is None
+
+    def _is_number(self, node: ast.AST, scope: Scope, order: Order) -> bool:
+        c = self.ev.const(node, scope, order)
+        return isinstance(c, (int, float)) and not isinstance(c, bool)
 
     def _operands_known(self, node: ast.Compare, scope: Scope, order: Order, depth: int) -> bool:
         parts = [node.left, *node.comparators]
         return any(self.dtype_of(p, scope, order, depth + 1) is not None for p in parts)
 
-    def _binary(self, left: ast.expr, right: ast.expr, op: ast.operator, scope: Scope, order: Order,
+    def _binary(self, left: ast.AST, right: ast.AST, op: ast.AST, scope: Scope, order: Order,
                 depth: int) -> str | None:
         """Arithmetic of two values of one dtype, or of a value and a Python number (a weak
         type: the array's dtype wins unless a float meets an integer array)."""
@@ -276,19 +431,21 @@ class KernelValues:
         ev = self.ev
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "astype" and len(node.args) == 1 \
-                and self._method_on_value(func):
+                and self._method_on_value(func, scope):
             return self._dtype_arg(node.args[0], scope, order) or self._like_dtype(node.args[0], scope, order, depth)
         if isinstance(func, ast.Attribute) and func.attr in ("reshape", "transpose", "squeeze", "ravel", "max",
                                                              "min", "copy", "swapaxes") \
-                and self._method_on_value(func):
+                and self._method_on_value(func, scope):
             return self.dtype_of(func.value, scope, order, depth + 1)
-        if isinstance(func, ast.Attribute) and func.attr in ("get", "load") and self._ref_name(func.value, scope):
-            return self.ref_dtype(func.value.id)  # type: ignore[attr-defined]
+        if isinstance(func, ast.Attribute) and func.attr in ("get", "load"):
+            ref = self.ref_name(func.value, scope)
+            if ref is not None:
+                return self.ref_dtype(ref)
         name = self._api(node, scope, order)
         if name is None:
             return None
         if name in _REF_LOADS and node.args:
-            ref = self._ref_name(node.args[0], scope)
+            ref = self.ref_name(node.args[0], scope)
             return self.ref_dtype(ref) if ref is not None else None
         if name.startswith(_DTYPE_MODULES) and name.rsplit(".", 1)[1] in _DTYPE_NAMES:
             return name.rsplit(".", 1)[1]  # (a scalar: ``jnp.int8(1)``)
@@ -309,7 +466,7 @@ class KernelValues:
             if arg is None and at is not None and not site.has_star:
                 arg = ev.posarg(site, at)
             if arg is not None:
-                return self._dtype_arg(arg, scope, order)
+                return self._dtype_arg(arg, scope, order) or self._like_dtype(arg, scope, order, depth)
             if name in _KEEPS_ARG_DTYPE and node.args:
                 return self.dtype_of(node.args[0], scope, order, depth + 1)
             return None
@@ -324,12 +481,34 @@ class KernelValues:
             return self._binary(node.args[1], node.args[2], ast.Add(), scope, order, depth)
         return None
 
-    def _like_dtype(self, node: ast.expr, scope: Scope, order: Order, depth: int) -> str | None:
-        """``x.astype(y.dtype)``: the dtype of ``y``."""
+    def _like_dtype(self, node: ast.AST, scope: Scope, order: Order, depth: int) -> str | None:
+        """``x.astype(y.dtype)``: the dtype of ``y`` (a Ref's, or a value's)."""
         if isinstance(node, ast.Attribute) and node.attr == "dtype":
-            ref = self._ref_name(node.value, scope)
+            ref = self.ref_name(node.value, scope)
             return self.ref_dtype(ref) if ref is not None else self.dtype_of(node.value, scope, order, depth + 1)
         return None
+
+
+def _own_nodes(root: ast.AST):
+    """The nodes of a function body, not those of functions or lambdas defined in it."""
+    todo = list(ast.iter_child_nodes(root))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _sliced(entry: ast.AST) -> bool:
+    """An index entry that keeps a dimension: ``:``, ``a:b``, ``...``, ``pl.ds(...)``."""
+    if isinstance(entry, ast.Slice) or (isinstance(entry, ast.Constant) and entry.value is Ellipsis):
+        return True
+    if isinstance(entry, ast.Call):
+        func = entry.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return last in ("ds", "dslice", "Slice")
+    return False
 
 
 def _whole(index: ast.expr) -> bool:
@@ -367,23 +546,23 @@ def kernel_values(ev: Evaluator, launch) -> KernelValues | None:
     at = 0
     for i in range(prefetch):
         dtype, where = operands[i] if operands is not None else (None, None)
-        refs[params[at]] = RefFact("prefetch", i, dtype, "SMEM", shapes.get(params[at]), where)
+        refs[params[at]] = RefFact("prefetch", i, dtype, "SMEM", shapes.get(params[at]), where, None, where)
         at += 1
     for i in range(n_in):
         dtype, where = operands[prefetch + i] if operands is not None else (None, None)
         spec = in_specs[i] if in_specs is not None else None
         space = _spec_space(ev, spec) if spec is not None else None
         refs[params[at]] = RefFact("in", i, dtype, space, shapes.get(params[at]),
-                                   _spec_where(spec) or where, _spec_where(spec))
+                                   _spec_where(spec) or where, _spec_where(spec), where)
         at += 1
     for i, (dtype, where) in enumerate(outs):
         spec = out_specs[i] if out_specs is not None else None
         space = _spec_space(ev, spec) if spec is not None else None
         refs[params[at]] = RefFact("out", i, dtype, space, shapes.get(params[at]),
-                                   _spec_where(spec) or where, _spec_where(spec))
+                                   _spec_where(spec) or where, _spec_where(spec), where)
         at += 1
     for i, (dtype, space, shape, where) in enumerate(scratch):
-        refs[params[at]] = RefFact("scratch", i, dtype, space, shape, where)
+        refs[params[at]] = RefFact("scratch", i, dtype, space, shape, where, None, where)
         at += 1
     return KernelValues(ev, launch, refs)
 
@@ -606,6 +785,16 @@ def dtype_named(ev: Evaluator, node: ast.expr | None, scope: Scope, order: Order
     return dtype_name(ev, node, scope, order)
 
 
+def jit_applications(ev: Evaluator, site: CallSite) -> list[CallSite]:
+    """Where ``jax.jit(f)`` (the call at ``site``) is applied: ``jax.jit(f)(x)``,
+    ``jax.jit(f).trace(*IN)``, ``jax.jit(f).lower(*IN)``."""
+    if ev.called_api(ev.value(site.node, site.scope, ev.order_of(site))) != api.JIT:
+        return []
+    return [cs for cs in site.scope.calls
+            if cs.node.func is site.node or (isinstance(cs.node.func, ast.Attribute) and cs.node.func.value is site.node
+                                             and cs.node.func.attr in ("trace", "lower"))]
+
+
 def _param_dtype(ev: Evaluator, fn: Scope, name: str, depth: int) -> str | None:
     """The dtype every call of ``fn`` passes for ``name`` (a ``*spread`` of a helper's returned
     tuple included); None when a call passes something else or there is none."""
@@ -615,15 +804,26 @@ def _param_dtype(ev: Evaluator, fn: Scope, name: str, depth: int) -> str | None:
     if not calls:
         return None
     for inv in calls:
-        if inv.how == "passed":
-            return None
+        if inv.how == "passed":  # (``jax.jit(fn)(x)``, ``jax.jit(fn).trace(*IN)``)
+            if name not in positional:
+                return None
+            at = positional.index(name)
+            sites = jit_applications(ev, inv.site)
+            lists = [_spread_args(ev, cs) for cs in sites]
+            if not lists or any(a is None or at >= len(a) for a in lists):
+                return None
+            for args in lists:
+                node, scope, order = args[at]  # type: ignore[index]
+                found.add(array_dtype_of(ev, node, scope, order, depth + 1))
+            continue
         b = ev.bind_param(inv, name)
         if b is None and name in positional and any(isinstance(a, ast.Starred) for a in inv.site.node.args):
             args = _spread_args(ev, inv.site)
             at = positional.index(name)
             if args is None or at >= len(args):
                 return None
-            found.add(array_dtype_of(ev, *args[at], depth=depth + 1))
+            node, scope, order = args[at]
+            found.add(array_dtype_of(ev, node, scope, order, depth + 1))
             continue
         if b is None or b.node is None or b.scope is None or b.default:
             return None

@@ -9,7 +9,9 @@ Each file is a plain runnable program (its imports included) that opens with hea
     # fix: Pass the semaphore to the kernel as scratch (scratch_shapes=[plgpu.SemaphoreType.REGULAR])
     # oracle: lower-cuda
 
-``note``, ``oracle`` (``run``, the default, or ``lower-cuda``) at most once; ``raises`` (the
+``note``, ``oracle`` (``run``, the default, ``lower-cuda``, or ``chip``: raised only inside libtpu's
+Mosaic compiler, so a CPU cannot show it; its note names the labelled chip case,
+``tests/data/chip/labels.json``, that holds its truth) at most once; ``raises`` (the
 error class, a colon, a regex for JAX's message) exactly once in an invalid example; ``fix``
 (a quick fix title that, applied, must leave code JAX runs clean) any number of times in an
 invalid example. The header ends at the first line that is not a comment; an invalid example
@@ -75,7 +77,7 @@ class Example:
 
 FIRST_LINE = "# pallas-lsp example: "
 ERROR_MARKER = "# error"
-ORACLES = ("run", "lower-cuda")
+ORACLES = ("run", "lower-cuda", "chip")
 _FILE_NAME = re.compile(r"(valid|invalid)_(\d{2})_([a-z0-9]+(?:_[a-z0-9]+)*)\.py")
 _HEADER_LINE = re.compile(r"#\s*([a-z][a-z-]*)\s*:\s?(.*)")
 _RAISES = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*:\s*(.+)")
@@ -125,7 +127,7 @@ def parse_example(path: Path) -> tuple[str, Example]:
         h = _HEADER_LINE.fullmatch(line.rstrip())
         if h is None or h.group(1) not in ("note", "raises", "fix", "oracle"):
             raise _fail(path, number, "a header line is `# note: ...`, `# raises: Class: regex`, "
-                                      "`# fix: title` or `# oracle: run|lower-cuda` (the header ends "
+                                      "`# fix: title` or `# oracle: run|lower-cuda|chip` (the header ends "
                                       "at the first line that is not a comment)")
         key, value = h.group(1), h.group(2).strip()
         if not value:
