@@ -1,0 +1,1 @@
+"""PAL700: a kind with a Python rule (rule.py)."""
