@@ -1,0 +1,1 @@
+"""PAL701: a kind with a Python rule (rule.py)."""
