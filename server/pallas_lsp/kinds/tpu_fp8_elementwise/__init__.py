@@ -1,0 +1,1 @@
+"""PAL702: a kind with a Python rule (rule.py)."""
