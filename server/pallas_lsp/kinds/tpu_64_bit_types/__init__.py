@@ -1,0 +1,1 @@
+"""PAL703: a kind with a Python rule (rule.py)."""
