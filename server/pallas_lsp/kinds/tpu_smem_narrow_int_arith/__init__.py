@@ -1,0 +1,1 @@
+"""PAL704: a kind with a Python rule (rule.py)."""
