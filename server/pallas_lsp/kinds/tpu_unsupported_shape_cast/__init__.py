@@ -1,0 +1,1 @@
+"""PAL705: a kind with a Python rule (rule.py)."""
