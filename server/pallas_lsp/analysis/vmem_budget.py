@@ -39,7 +39,7 @@ from . import api
 from .evaluate import CallVal, Evaluator, Order, TupleVal
 from .applications import kernel_operand_params
 from .launch_signature import array_dtype, dtype_name, flat_operand_leaves, flat_output_leaves, grid_spec_call
-from .kernel_values import kernel_values
+from .kernel_values import array_dtype_of, kernel_values
 from .launch_specs import read_launch_specs
 from .scopes import Scope
 from .shapes import Shape, array_shape, dimension, shape_literal
@@ -192,7 +192,8 @@ def launch_budget(ev: Evaluator, launch) -> LaunchBudget | None:
     for leaf in operands:
         shape, dtype = _agreed_fact(ev, per_call, operands.index(leaf))
         facts.append((shape, dtype, leaf))
-    out_facts = [(array_shape(ev, *leaf), array_dtype(ev, *leaf), leaf) for leaf in outputs]
+    out_facts = [(array_shape(ev, *leaf), array_dtype(ev, *leaf) or array_dtype_of(ev, *leaf), leaf)
+                 for leaf in outputs]
     names = kernel_operand_params(launch)
     nsp = specs.num_scalar_prefetch
     if nsp > len(facts):
@@ -229,16 +230,47 @@ def launch_budget(ev: Evaluator, launch) -> LaunchBudget | None:
     limit, limit_where = None, None
     arg = tpu_params_arg(ev, launch, "vmem_limit_bytes")
     if arg is not None:
-        value = number(ev, arg.where)
-        if not isinstance(value, int):
+        value = _int_value(ev, arg.where)
+        if value is None:
             return None  # (a limit the analysis cannot read: no verdict)
         limit, limit_where = value, arg.where
     return LaunchBudget(tuple(parts), steps, limit, limit_where, complete)
 
 
+def _shape(ev: Evaluator, node: ast.expr, scope: Scope, order: Order) -> Shape | None:
+    """A shape written as a tuple of dims, or a name bound to a constant one."""
+    shape = shape_literal(ev, node, scope, order)
+    if shape is not None:
+        return shape
+    v = ev.value(node, scope, order)
+    if not isinstance(v, TupleVal):
+        return None
+    dims = [dimension(ev, *item) for item in v.items]
+    return tuple(d for d in dims if d is not None) if all(d is not None for d in dims) else None
+
+
+def _int_value(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
+    """An int the code spells, shifts included (``64 << 20``, ``160 * MiB`` with ``MiB = 1 << 20``)."""
+    node, scope, order = where
+    if depth > 8:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.Mult, ast.Add)):
+        a = _int_value(ev, (node.left, scope, order), depth + 1)
+        b = _int_value(ev, (node.right, scope, order), depth + 1)
+        if a is None or b is None or (isinstance(node.op, ast.LShift) and not 0 <= b <= 62):
+            return None
+        return a << b if isinstance(node.op, ast.LShift) else a * b if isinstance(node.op, ast.Mult) else a + b
+    if isinstance(node, ast.Name):
+        bound = ev.lookup(node.id, scope, order)
+        if bound is not None and bound.kind == "assign" and bound.node is not None and bound.scope is not None:
+            return _int_value(ev, (bound.node, bound.scope, ev.order_of(bound)), depth + 1)
+    value = number(ev, where)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _agreed_fact(ev: Evaluator, per_call, i: int) -> tuple[Shape | None, str | None]:
     shapes = {array_shape(ev, *call[i]) for call in per_call}
-    dtypes = {array_dtype(ev, *call[i]) for call in per_call}
+    dtypes = {array_dtype(ev, *call[i]) or array_dtype_of(ev, *call[i]) for call in per_call}
     shape = shapes.pop() if len(shapes) == 1 else None
     dtype = dtypes.pop() if len(dtypes) == 1 else None
     return shape, dtype
@@ -330,7 +362,7 @@ def _scratch_parts(ev: Evaluator, launch, names: list[str] | None, first: int) -
         site = iv.site
         shape_node = ev.kwarg(site, "shape") or ev.posarg(site, 0)
         dtype_node = ev.kwarg(site, "dtype") or ev.posarg(site, 1)
-        shape = shape_literal(ev, shape_node, site.scope, iv.order) if shape_node is not None else None
+        shape = _shape(ev, shape_node, site.scope, iv.order) if shape_node is not None else None
         dtype = dtype_name(ev, dtype_node, site.scope, iv.order) if dtype_node is not None else None
         if shape is None or dtype is None:
             return None

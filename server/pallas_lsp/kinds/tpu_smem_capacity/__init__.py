@@ -1,0 +1,1 @@
+"""PAL802: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL801: a kind with a Python rule (rule.py)."""

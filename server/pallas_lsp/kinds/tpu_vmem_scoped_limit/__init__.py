@@ -1,0 +1,1 @@
+"""PAL800: a kind with a Python rule (rule.py)."""
