@@ -10,7 +10,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from . import api
 from .caches import AnalysisCaches
 from .contexts import Context, Evidence, JaxRelease, Mode
 from .evaluate import Evaluator, Value
@@ -647,7 +646,6 @@ class Engine:
 
 BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
 BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
-_PARAMS_MODES = {mode: name for name, mode in BACKEND_MODES.items()}
 
 
 ASSUMED_MODES = {"true": Mode.INTERPRET, "tpu": Mode.TPU_INTERPRET, "gpu": Mode.GPU_INTERPRET}
@@ -720,12 +718,7 @@ def with_backends(contexts: list[Context], backends: tuple[str, ...], launch: La
     out: list[Context] = []
     for c in contexts:
         these = [c]
-        # (A pallas_call whose compiler params name a backend the code does not ship to is
-        # lowered for the ones it ships to, where those params are another backend's.)
-        foreign_params = (c.mode in _PARAMS_MODES and launch.api.name == api.PALLAS_CALL
-                          and "compiler_params" in launch.options and c.lowered_for is None
-                          and _PARAMS_MODES[c.mode] not in accelerators)
-        if (c.mode == Mode.COMPILED or foreign_params) and not c.cpu_host and accelerators:
+        if c.mode == Mode.COMPILED and not c.cpu_host and accelerators:
             these = [replace(c, mode=BACKEND_MODES[b], configured=True,
                              lowering_semantics="warpgroup" if BACKEND_MODES[b] == Mode.MOSAIC_GPU else None)
                      for b in accelerators]
