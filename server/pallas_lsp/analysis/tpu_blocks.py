@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 from . import api
 from .evaluate import CallVal, Const, Evaluator, Ext, Order, TupleVal
-from .launch_signature import Leaf, array_dtype, flat_operand_leaves, flat_output_leaves
+from .launch_signature import (Leaf, array_dtype, flat_operand_leaves, flat_output_leaves, grid_spec_call,
+                               spec_keyword)
 from .launch_specs import SpecEntry, read_launch_specs, spec_tree
 from .scopes import Scope
-from .shapes import Shape, array_shape, dimension
+from .shapes import Shape, array_shape, block_covers, dimension
 
 Where = tuple[ast.AST, Scope, Order]
 
@@ -31,6 +32,9 @@ _BUFFERED = f"{api.PL}.Buffered"
 SUBLANES, LANES = 8, 128
 
 # The verdicts of one block mapping, in the order ``_check_block_mappings`` tests them.
+FOREIGN_SPACE = "tpu-foreign-memory-space"
+RANK0 = "tpu-block-rank0"
+ANY_WINDOWED = "tpu-any-memory-windowed"
 TILING = "tpu-block-tiling"
 ONE_D_TILING = "tpu-block-1d-tiling"
 
@@ -54,7 +58,7 @@ class BlockDim:
 class TpuBlock:
     """One block mapping of a pallas_call: the BlockSpec, what it maps, and where it is written."""
 
-    entry: SpecEntry
+    entry: SpecEntry | None  # None: the default whole-array block of an operand or output with no spec
     where: Where  # what to underline: the BlockSpec (or where a helper's spec is used)
     origin: str  # as the message names it: ``args[1]``, ``outputs[0]``
     dims: list[BlockDim] | None  # None: no block shape (the whole array), or not readable
@@ -109,6 +113,40 @@ def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
                 value = outputs[entry.position] if outputs is not None and entry.position < len(outputs) else None
             blocks.append(_block(ev, entry, origin, value))
     return blocks
+
+
+def tpu_block_mappings(ev: Evaluator, launch) -> list[TpuBlock] | None:
+    """Every block mapping the lowering checks, in its order: the written BlockSpecs, and for
+    ``in_specs`` / ``out_specs`` not given, the default whole-array block of each operand /
+    output in the default (VMEM) space (where the launch's operands or outputs are known)."""
+    specs = read_launch_specs(ev, launch)
+    written = tpu_blocks(ev, launch)
+    if specs is None or written is None or specs.num_scalar_prefetch is None:
+        return None
+    ins = [b for b in written if b.entry is not None and b.entry.role == "in"]
+    outs = [b for b in written if b.entry is not None and b.entry.role == "out"]
+    if specs.in_specs is None:
+        operands = _agreed_leaves(ev, launch)
+        if operands is None:
+            return None
+        call = launch.site
+        ins = [_default_block(ev, (call.node, call.scope, None), f"args[{i}]", value)
+               for i, value in enumerate(operands) if i >= specs.num_scalar_prefetch]
+    if specs.out_specs is None:
+        outputs = flat_output_leaves(ev, launch)
+        option = launch.options.get("out_shape")
+        if outputs is None or option is None:
+            return None
+        single = len(outputs) == 1 and not isinstance(option[0], (ast.Tuple, ast.List))
+        outs = [_default_block(ev, option, "outputs" if single else f"outputs[{i}]", value)
+                for i, value in enumerate(outputs)]
+    return ins + outs
+
+
+def _default_block(ev: Evaluator, where: Where, origin: str, value: Leaf) -> TpuBlock:
+    array = array_shape(ev, *value)  # type: ignore[arg-type]
+    dtype = array_dtype(ev, *value)  # type: ignore[arg-type]
+    return TpuBlock(None, where, origin, None, False, array, dtype, "default", [(value, "the array it maps")])
 
 
 def _agreed_leaves(ev: Evaluator, launch) -> list[Leaf] | None:
@@ -171,6 +209,38 @@ def _dims(ev: Evaluator, call: CallVal) -> tuple[list[BlockDim] | None, bool]:
     return [_dim(ev, e, scope, order) for e in written.elts], True
 
 
+def _shape_dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, depth: int = 0) -> int | None:
+    """An int the code spells out (``shapes.dimension``), also read from a known array shape:
+    ``x.shape[0]``, or ``rows`` of ``rows, cols = x.shape``, and integer arithmetic on those."""
+    d = dimension(ev, node, scope, order)
+    if d is not None or depth > 6:
+        return d
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_ARITHMETIC:
+        a = _shape_dimension(ev, node.left, scope, order, depth + 1)
+        b = _shape_dimension(ev, node.right, scope, order, depth + 1)
+        return _INT_ARITHMETIC[type(node.op)](a, b) if a is not None and b is not None else None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        k = ev.const(node.slice, scope, order)
+        shape = array_shape(ev, node.value.value, scope, order)
+        if isinstance(k, int) and not isinstance(k, bool) and shape is not None and -len(shape) <= k < len(shape):
+            return shape[k]
+        return None
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is None or b.scope is None or b.node is None:
+            return None
+        if b.kind == "unpack" and isinstance(b.node, ast.Attribute) and b.node.attr == "shape" and b.index >= 0:
+            shape = array_shape(ev, b.node.value, b.scope, ev.order_of(b))
+            return shape[b.index] if shape is not None and b.index < len(shape) else None
+        if b.kind == "assign":
+            return _shape_dimension(ev, b.node, b.scope, ev.order_of(b), depth + 1)
+    return None
+
+
+_INT_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+                   ast.FloorDiv: lambda a, b: a // b if b else None}
+
+
 def _is_none(ev: Evaluator, node: ast.AST, scope: Scope, order: Order) -> bool:
     v = ev.value(node, scope, order)
     return isinstance(v, Const) and v.value is None
@@ -191,7 +261,7 @@ def _written(ev: Evaluator, node: ast.AST, scope: Scope, order: Order) -> Where:
 def _dim(ev: Evaluator, node: ast.expr, scope: Scope, order: Order) -> BlockDim:
     if isinstance(node, ast.Constant) and node.value is None:
         return BlockDim(1, True)
-    d = dimension(ev, node, scope, order)
+    d = _shape_dimension(ev, node, scope, order)
     if d is not None:
         return BlockDim(d)
     v = ev.value(node, scope, order)
@@ -217,6 +287,11 @@ _SPACES = {f"{api.PLTPU}.VMEM": "vmem", f"{api.PLTPU}.MemorySpace.VMEM": "vmem",
            f"{api.PLTPU}.HBM": "hbm", f"{api.PLTPU}.MemorySpace.HBM": "hbm"}
 
 
+# Mosaic GPU's memory spaces: the TPU lowering's ``memory_space_to_tpu_memory_space`` has no case
+# for them and raises "Invalid memory space".
+FOREIGN_SPACES = frozenset({f"{api.PLGPU}.SMEM", f"{api.PLGPU}.GMEM", f"{api.PLGPU}.TMEM"})
+
+
 def _memory_space(ev: Evaluator, call: CallVal) -> str | None:
     node = ev.kwarg(call.site, "memory_space")
     if node is None:
@@ -224,7 +299,106 @@ def _memory_space(ev: Evaluator, call: CallVal) -> str | None:
     v = ev.value(node, call.site.scope, call.order)
     if isinstance(v, Const) and v.value is None:
         return "default"
+    if isinstance(v, Ext) and v.name in FOREIGN_SPACES:
+        return "foreign"
     return _SPACES.get(v.name) if isinstance(v, Ext) else None
+
+
+def memory_space_words(ev: Evaluator, block: TpuBlock) -> str:
+    """The memory_space= argument as written (for messages)."""
+    call = block.entry.call if block.entry is not None else None
+    node = ev.kwarg(call.site, "memory_space") if call is not None else None
+    return ev.index.code_of(node, call.site.scope) if node is not None and call is not None else "?"
+
+
+def foreign_space_defect(block: TpuBlock) -> BlockDefect | None:
+    """A BlockSpec in a Mosaic GPU memory space: the TPU lowering cannot map it."""
+    if block.memory_space != "foreign":
+        return None
+    return BlockDefect(FOREIGN_SPACE, block, f"the BlockSpec for {block.origin} is in a Mosaic GPU memory space, "
+                                             "which the Mosaic TPU lowering has no TPU memory space for")
+
+
+def rank0_defect(block: TpuBlock) -> BlockDefect | None:
+    """A block of rank 0 (a 0-d operand or output) outside SMEM: the lowering needs rank >= 1.
+    (An SMEM block of a scalar is its whole array, a trivial window, which the check skips.)"""
+    if block.memory_space not in ("default", "vmem", "any", "hbm") or block.array is None or len(block.array) != 0:
+        return None
+    if block.dims is not None and len(block.dims) != 0:
+        return None  # (a block of another rank fails the rank check of tracing first)
+    where = "the default block" if block.entry is None else "the block"
+    return BlockDefect(RANK0, block, f"{where} for {block.origin}, a 0-d {block.dtype or ''} array in "
+                                     f"{_SPACE_WORDS[block.memory_space]}, has rank 0: the Mosaic TPU lowering "
+                                     "only takes blocks of rank >= 1 there (scalars go in SMEM)".replace("  ", " "))
+
+
+_SPACE_WORDS = {"default": "VMEM (the default memory space)", "vmem": "VMEM", "any": "memory space ANY",
+                "hbm": "HBM"}
+
+
+def windowed(ev: Evaluator, block: TpuBlock) -> bool:
+    """Whether the block surely has a non-trivial window (JAX's ``has_trivial_window`` is False):
+    a known block dim differs from the array's, or its index map surely returns something other
+    than literal zeros (a grid index, a non-zero number)."""
+    if surely_windowed(block):
+        return True
+    if block.entry is None:
+        return False
+    return block_covers(ev, block.entry.call, block.array) is False
+
+
+def any_windowed_defect(ev: Evaluator, block: TpuBlock) -> BlockDefect | None:
+    """A block in ANY or HBM that is surely windowed: those refs are whole arrays moved by DMA."""
+    if block.memory_space not in ("any", "hbm") or not windowed(ev, block):
+        return None
+    array = "(" + ", ".join(map(str, block.array)) + ")" if block.array is not None else "the array"
+    shape = f"block {block.block_words()}" if block.dims is not None else "the block"
+    return BlockDefect(ANY_WINDOWED, block, f"{shape} for {block.origin} over {array} in "
+                                            f"{_SPACE_WORDS[block.memory_space]} is windowed: the Mosaic TPU lowering "
+                                            "takes ANY/HBM blocks only as the whole array with an all-zero index map")
+
+
+def foreign_scratch(ev: Evaluator, launch) -> Where | None:
+    """The first ``scratch_shapes`` entry (of the launch or its grid spec) allocated in a Mosaic
+    GPU memory space (``plgpu.SMEM(...)``), where the entries are spelled out."""
+    opt = launch.options.get("scratch_shapes")
+    if opt is None:
+        spec = grid_spec_call(ev, launch)
+        opt = spec_keyword(ev, spec, "scratch_shapes") if spec is not None else None
+    if opt is None:
+        return None
+    v = ev.value(*opt)
+    if not isinstance(v, TupleVal):
+        return None
+    with ev.within(v.frames):
+        for item in v.items:
+            got = ev.value(*item)
+            if isinstance(got, CallVal) and ev.called_api(got) in FOREIGN_SPACES:
+                return item
+    return None
+
+
+def block_checks(ev: Evaluator):
+    """Every check ``_check_block_mappings`` makes of one block, in its order."""
+    return (foreign_space_defect, rank0_defect, lambda block: any_windowed_defect(ev, block), tiling_defect,
+            one_d_tiling_defect)
+
+
+def first_mapping_defect(ev: Evaluator, launch) -> BlockDefect | None:
+    """The first block mapping (default blocks included) that surely fails one of the lowering's
+    block checks, in the lowering's order."""
+    blocks = tpu_block_mappings(ev, launch)
+    if not blocks:
+        return None
+    checks = block_checks(ev)
+    for block in blocks:
+        if block.memory_space == "smem" and not windowed(ev, block):
+            continue  # (maybe a trivial SMEM window, which the lowering skips)
+        for check in checks:
+            got = check(block)
+            if got is not None:
+                return got
+    return None
 
 
 def tiling_defect(block: TpuBlock) -> BlockDefect | None:
@@ -297,6 +471,8 @@ def buffer_count(ev: Evaluator, block: TpuBlock) -> tuple[int, ast.AST, Scope] |
     """The int n of the spec's ``pipeline_mode=pl.Buffered(n)`` and the ``pl.Buffered`` call,
     where the code says it (None without one, with lookahead, or with a pair of counts, which
     fail or pass elsewhere)."""
+    if block.entry is None:
+        return None  # (a default block has no pipeline_mode)
     call = block.entry.call
     if call.site.has_star or len(call.site.node.args) > 3:
         return None
@@ -340,5 +516,8 @@ def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
     return None
 
 
-__all__ = ["BlockDefect", "BlockDim", "CHUNK", "LANES", "ONE_D_TILING", "SUBLANES", "TILING", "TpuBlock",
-           "first_block_defect", "legal_tile", "one_d_tiling_defect", "surely_windowed", "tiling_defect", "tpu_blocks"]
+__all__ = ["ANY_WINDOWED", "BlockDefect", "BlockDim", "CHUNK", "FOREIGN_SPACE", "FOREIGN_SPACES", "LANES",
+           "ONE_D_TILING", "RANK0", "SUBLANES", "TILING", "TpuBlock", "any_windowed_defect", "block_checks",
+           "first_block_defect", "first_mapping_defect", "foreign_scratch", "foreign_space_defect", "legal_tile", "memory_space_words",
+           "one_d_tiling_defect", "rank0_defect", "surely_windowed", "tiling_defect", "tpu_block_mappings", "tpu_blocks",
+           "windowed"]

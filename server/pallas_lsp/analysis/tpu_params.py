@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from . import api
-from .evaluate import CallVal, Evaluator, Order, TupleVal
+from .evaluate import CallVal, Const, Evaluator, Ext, Order, TupleVal
 from .scopes import Scope
 from .shapes import dimension
 
@@ -33,7 +33,7 @@ def tpu_params_arg(ev: Evaluator, launch, keyword: str) -> TpuParamsArg | None:
     opt = launch.options.get("compiler_params")
     if opt is None:
         return None
-    v = ev.value(*opt)
+    v = ev.returned(ev.value(*opt))  # (through a small helper that builds them)
     if not isinstance(v, CallVal) or ev.called_api(v) not in api.TPU_COMPILER_PARAMS:
         return None
     node = ev.kwarg(v.site, keyword)
@@ -99,4 +99,95 @@ def number(ev: Evaluator, where: Where, depth: int = 0) -> int | float | None:
     return None
 
 
-__all__ = ["TpuParamsArg", "number", "sequence_length", "tpu_params_arg"]
+def sequence_items(ev: Evaluator, where: Where, depth: int = 0) -> list[Where] | None:
+    """The entries of a tuple or list where the code spells them all (a literal, a name bound to
+    one, ``(a,) * 2``, ``a + b``), each where it is written; None otherwise."""
+    node, scope, order = where
+    if depth > 8:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a = sequence_items(ev, (node.left, scope, order), depth + 1)
+        b = sequence_items(ev, (node.right, scope, order), depth + 1)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for seq, times in ((node.left, node.right), (node.right, node.left)):
+            n = dimension(ev, times, scope, order)
+            if n is not None:
+                items = sequence_items(ev, (seq, scope, order), depth + 1)
+                return items * max(n, 0) if items is not None else None
+        return None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return None
+        return [(e, scope, order) for e in node.elts]
+    v = ev.value(*where)
+    if isinstance(v, TupleVal):
+        if any(isinstance(n, ast.Starred) for n, _, _ in v.items):
+            return None
+        return list(v.items)
+    if isinstance(node, ast.Name):
+        b = ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "assign" and b.node is not None and b.scope is not None:
+            return sequence_items(ev, (b.node, b.scope, ev.order_of(b)), depth + 1)
+    return None
+
+
+# The dimension semantics Mosaic's attribute parser accepts (``#tpu.dimension_semantics<...>``),
+# and the pltpu names that stand for them (``GridDimensionSemantics`` members, canonicalised to
+# their value before the parse).
+DIMENSION_SEMANTICS = ("parallel", "arbitrary", "core_parallel", "subcore_parallel")
+_SEMANTIC_NAMES = {f"{api.PLTPU}.{n}" for n in ("PARALLEL", "ARBITRARY", "CORE_PARALLEL", "SUBCORE_PARALLEL")} | {
+    f"{api.PLTPU}.GridDimensionSemantics.{n}" for n in ("PARALLEL", "ARBITRARY", "CORE_PARALLEL", "SUBCORE_PARALLEL")}
+
+
+@dataclass
+class BadSemantic:
+    """A dimension semantic the TPU lowering cannot parse: the string, and where it is written."""
+
+    text: str
+    where: Where
+    position: int
+
+
+def invalid_semantic(ev: Evaluator, arg: TpuParamsArg) -> tuple[BadSemantic | None, int | None]:
+    """The first entry of ``dimension_semantics`` that is surely not one of Mosaic's four (a
+    string spelled otherwise: 'Parallel', 'sequential'), and how many entries there are; an
+    entry the code does not spell (a call, a parameter) is taken to be valid."""
+    with ev.within(arg.params.frames):
+        items = sequence_items(ev, arg.where)
+        if items is None:
+            return None, None
+        for position, item in enumerate(items):
+            c = ev.const(*item)
+            if isinstance(c, str) and c not in DIMENSION_SEMANTICS:
+                return BadSemantic(c, item, position), len(items)
+            if c is None and not isinstance(item[0], ast.Constant):
+                v = ev.value(*item)
+                if isinstance(v, Const) and isinstance(v.value, str) and v.value not in DIMENSION_SEMANTICS:
+                    return BadSemantic(v.value, item, position), len(items)
+                if isinstance(v, Ext) and v.name not in _SEMANTIC_NAMES:
+                    continue  # (another name: not known)
+    return None, len(items)
+
+
+# The backend each compiler-params class belongs to (the platform its lowering rule is registered
+# for, ``pallas_core.register_lowering_rule``).
+PARAMS_BACKENDS = {**{n: "tpu" for n in api.TPU_COMPILER_PARAMS}, **{n: "triton" for n in api.TRITON_COMPILER_PARAMS},
+                   **{n: "mosaic_gpu" for n in api.GPU_COMPILER_PARAMS}}
+
+
+def params_call(ev: Evaluator, launch) -> tuple[CallVal, str] | None:
+    """The launch's ``compiler_params=`` call and the backend its class belongs to ("tpu",
+    "triton", "mosaic_gpu"); None without one or where the value is not a known params call."""
+    opt = launch.options.get("compiler_params")
+    if opt is None:
+        return None
+    v = ev.returned(ev.value(*opt))
+    if not isinstance(v, CallVal):
+        return None
+    backend = PARAMS_BACKENDS.get(ev.called_api(v) or "")
+    return (v, backend) if backend is not None else None
+
+
+__all__ = ["BadSemantic", "DIMENSION_SEMANTICS", "PARAMS_BACKENDS", "TpuParamsArg", "invalid_semantic", "number",
+           "params_call", "sequence_items", "sequence_length", "tpu_params_arg"]

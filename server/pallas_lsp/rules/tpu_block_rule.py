@@ -1,6 +1,7 @@
-"""The shared part of the Mosaic TPU block-tiling rules (PAL640, PAL641): both walk the
-launch's blocks with both tiling checks, in the lowering's order, so only the first failing
-block raises; each rule reports the defects of its own kind."""
+"""The shared part of the Mosaic TPU block-mapping rules (PAL640, PAL641, PAL645, PAL647, PAL649):
+each walks the launch's block mappings with every check ``_check_block_mappings`` makes, in the
+lowering's order, so only the first failing block raises; each rule reports the defects of its
+own kind."""
 from __future__ import annotations
 
 from ..analysis import api
@@ -8,8 +9,18 @@ from ..analysis.contexts import Mode
 from ..analysis.findings import Related
 from ..analysis.launch_specs import first_spec_defect
 from ..analysis.rule_api import Hit, Report
-from ..analysis.tpu_blocks import TpuBlock, first_block_defect, one_d_tiling_defect, tiling_defect
+from ..analysis.tpu_blocks import TpuBlock, first_mapping_defect
+from ..analysis.tpu_params import params_call
 from .base import PythonRule
+
+
+def lowered_by_mosaic_tpu(hit: Hit) -> bool:
+    """Whether a TPU-compiled launch reaches the Mosaic TPU lowering: not lowered explicitly for
+    another platform, and not carrying another backend's compiler params (which fail first)."""
+    if hit.context.lowered_for not in (None, "tpu"):
+        return False
+    got = params_call(hit.ev, hit.launch)
+    return got is None or got[1] == "tpu"
 
 
 class TpuBlockTilingRule(PythonRule):
@@ -26,7 +37,7 @@ class TpuBlockTilingRule(PythonRule):
     def applies(self, hit: Hit) -> bool:
         # An explicit lowering for another platform never runs the Mosaic TPU checks, whatever
         # TPU APIs the launch uses (a PrefetchScalarGridSpec lowered for cuda).
-        return super().applies(hit) and hit.context.lowered_for in (None, "tpu")
+        return super().applies(hit) and lowered_by_mosaic_tpu(hit)
 
     def error(self, block: TpuBlock) -> str:
         raise NotImplementedError
@@ -35,7 +46,7 @@ class TpuBlockTilingRule(PythonRule):
         ev = hit.ev
         if first_spec_defect(ev, hit.launch) is not None:
             return None  # (tracing fails first, with another error)
-        defect = first_block_defect(ev, hit.launch, (tiling_defect, one_d_tiling_defect))
+        defect = first_mapping_defect(ev, hit.launch)
         if defect is None or defect.kind != self.defect_kind:
             return None
         block = defect.block

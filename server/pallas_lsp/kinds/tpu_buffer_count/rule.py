@@ -6,10 +6,10 @@ from ...analysis.contexts import Mode
 from ...analysis.findings import Related
 from ...analysis.launch_specs import first_spec_defect, read_launch_specs
 from ...analysis.rule_api import Hit, Report
-from ...analysis.tpu_blocks import (buffer_count, first_block_defect, one_d_tiling_defect, surely_windowed,
-                                    tiling_defect, tpu_blocks)
+from ...analysis.tpu_blocks import buffer_count, first_mapping_defect, surely_windowed, tpu_blocks
 from ...analysis.tpu_params import sequence_length, tpu_params_arg
 from ...rules.base import PythonRule
+from ...rules.tpu_block_rule import lowered_by_mosaic_tpu
 
 
 class TpuBufferCount(PythonRule):
@@ -33,7 +33,7 @@ class TpuBufferCount(PythonRule):
 
     def applies(self, hit: Hit) -> bool:
         # Lowered explicitly for another platform, the Mosaic TPU lowering never runs.
-        return super().applies(hit) and hit.context.lowered_for in (None, "tpu")
+        return super().applies(hit) and lowered_by_mosaic_tpu(hit)
 
     def check(self, hit: Hit) -> Report | None:
         ev, launch = hit.ev, hit.launch
@@ -54,7 +54,7 @@ class TpuBufferCount(PythonRule):
             return None
         if first_spec_defect(ev, launch) is not None:
             return None  # (tracing fails first)
-        if first_block_defect(ev, launch, (tiling_defect, one_d_tiling_defect)) is not None:
+        if first_mapping_defect(ev, launch) is not None:
             return None  # (the block mappings are checked first)
         semantics = tpu_params_arg(ev, launch, "dimension_semantics")
         if semantics is not None:

@@ -6,9 +6,10 @@ from ...analysis.contexts import Mode
 from ...analysis.findings import Related
 from ...analysis.launch_specs import first_spec_defect, read_launch_specs
 from ...analysis.rule_api import Hit, Report
-from ...analysis.tpu_blocks import first_block_defect, one_d_tiling_defect, tiling_defect
+from ...analysis.tpu_blocks import first_mapping_defect
 from ...analysis.tpu_params import sequence_length, tpu_params_arg
 from ...rules.base import PythonRule
+from ...rules.tpu_block_rule import lowered_by_mosaic_tpu
 
 
 def _entries(n: int) -> str:
@@ -40,7 +41,7 @@ class TpuDimensionSemanticsLength(PythonRule):
 
     def applies(self, hit: Hit) -> bool:
         # Lowered explicitly for another platform, the Mosaic TPU lowering never runs.
-        return super().applies(hit) and hit.context.lowered_for in (None, "tpu")
+        return super().applies(hit) and lowered_by_mosaic_tpu(hit)
 
     def check(self, hit: Hit) -> Report | None:
         ev, launch = hit.ev, hit.launch
@@ -53,7 +54,7 @@ class TpuDimensionSemanticsLength(PythonRule):
             return None
         if first_spec_defect(ev, launch) is not None:
             return None  # (tracing fails first, with another error)
-        if first_block_defect(ev, launch, (tiling_defect, one_d_tiling_defect)) is not None:
+        if first_mapping_defect(ev, launch) is not None:
             return None  # (the block mappings are checked before the grid mapping is built)
         option = launch.options["compiler_params"]
         span = ev.index.span(option[0], option[1])

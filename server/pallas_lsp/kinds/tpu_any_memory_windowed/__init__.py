@@ -1,0 +1,1 @@
+"""PAL647: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL645: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL649: a kind with a Python rule (rule.py)."""

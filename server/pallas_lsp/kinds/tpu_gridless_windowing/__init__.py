@@ -1,0 +1,1 @@
+"""PAL646: a kind with a Python rule (rule.py)."""
