@@ -1,0 +1,1 @@
+"""PAL648: a kind with a Python rule (rule.py)."""
