@@ -1,0 +1,1 @@
+"""PAL614: a kind with a Python rule (rule.py)."""
