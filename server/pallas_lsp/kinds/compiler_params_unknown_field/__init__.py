@@ -1,0 +1,1 @@
+"""PAL615: a kind with a Python rule (rule.py)."""
