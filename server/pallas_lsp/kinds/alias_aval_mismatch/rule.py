@@ -6,7 +6,8 @@ from typing import TypeVar
 from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.findings import Related
-from ...analysis.launch_signature import alias_pairs, array_dtype, aval_words, flat_operand_leaves, flat_output_leaves
+from ...analysis.kernel_values import array_dtype_of, operand_dtypes
+from ...analysis.launch_signature import alias_pairs, aval_words, flat_operand_leaves, flat_output_leaves
 from ...analysis.rule_api import Hit, Report
 from ...analysis.shapes import array_shape
 from ...rules.base import PythonRule
@@ -45,14 +46,21 @@ class AliasAvalMismatch(PythonRule):
             return None
         pairs, node, scope = aliases.pairs, aliases.node, aliases.scope
         per_call, outputs = flat_operand_leaves(ev, hit.launch), flat_output_leaves(ev, hit.launch)
+        if per_call is None:
+            # Operands whose dtype the code says are arrays, one leaf each, even where their
+            # shape is not said (``jnp.array([3, 1], jnp.int32)`` through ``launch(*inputs())``).
+            typed = operand_dtypes(ev, hit.launch)
+            if typed is not None and all(d is not None and w is not None for d, w in typed):
+                per_call = [[w for _, w in typed]]  # type: ignore[misc]
         if per_call is None or outputs is None:
             return None
         for i, o in pairs:  # (JAX checks the pairs in order and stops at the first bad one)
             if any(i not in range(len(leaves)) for leaves in per_call) or o not in range(len(outputs)):
                 return None  # (an index out of range: alias-index-out-of-range's error)
-            out_shape, out_dtype = array_shape(ev, *outputs[o]), array_dtype(ev, *outputs[o])
+            out_shape, out_dtype = array_shape(ev, *outputs[o]), array_dtype_of(ev, *outputs[o])
             in_shape = _agreed([array_shape(ev, *leaves[i]) for leaves in per_call])
-            in_dtype = _agreed([array_dtype(ev, *leaves[i]) for leaves in per_call])
+            # (operand dtypes through ``launch(*inputs())`` and ``jax.jit(f).trace(*IN)`` too)
+            in_dtype = _agreed([array_dtype_of(ev, *leaves[i]) for leaves in per_call])
             shape_differs = in_shape is not None and out_shape is not None and in_shape != out_shape
             dtype_differs = in_dtype is not None and out_dtype is not None and in_dtype != out_dtype
             if not (shape_differs or dtype_differs):
