@@ -408,3 +408,72 @@ def test_explain_matches_every_chip_label_message_of_these_kinds():
     for key, label in LABELS.items():
         if label.get("feature") in RECORD_OF.values() and key != OTHER_KIND:
             assert label["feature"] in [e.record.slug for e in explain_text(label["message"], default_store())], key
+
+
+# -- existing kinds fed the operand dtypes kernel_values reads (issue 41, part 3) -----------------
+
+ALIAS_SPREAD = """
+def update_kernel(slots_ref, cache_ref, new_ref, o_ref):
+    o_ref[...] = new_ref[...]
+
+
+def launch(slots, cache, new):
+    grid_spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1, grid=(2,),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec((8, 128), lambda i, s: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i, s: (s[i], 0)),
+    )
+    return pl.pallas_call(update_kernel, grid_spec=grid_spec,
+                          out_shape=jax.ShapeDtypeStruct(cache.shape, cache.dtype),
+                          input_output_aliases={ALIAS})(slots, cache, new)  # here
+
+
+def inputs():
+    return (jnp.array([3, 1], jnp.int32), jnp.zeros((32, 128), jnp.float32), jnp.ones((16, 128), jnp.float32))
+
+
+launch(*inputs())
+"""
+
+
+def test_alias_dtypes_through_a_spread_helper():
+    # {0: 0} aliases the int32 prefetch vector to the float32 output (JAX: int32[2] vs
+    # float32[32,128], corpus-tpu alias__prefetch_offset); {1: 0} aliases the cache (clean).
+    got = [(f.code, f.span.line) for f in analyse(HEAD + ALIAS_SPREAD.replace("{ALIAS}", "{0: 0}"), "a.py").findings]
+    want = next(i for i, line in enumerate((HEAD + ALIAS_SPREAD).splitlines(), 1) if line.endswith("# here"))
+    assert got == [("PAL603", want)]
+    assert not analyse(HEAD + ALIAS_SPREAD.replace("{ALIAS}", "{1: 0}"), "a.py").findings
+
+
+PREFETCH_INDEX = """
+def copy_kernel(ids_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def gather(ids, table):
+    return pl.pallas_call(
+        copy_kernel,
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(2,),
+            in_specs=[pl.BlockSpec((8, 128), lambda i, ids_ref: (INDEX, 0))],  # here
+            out_specs=pl.BlockSpec((8, 128), lambda i, ids_ref: (i, 0)),
+        ),
+        out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32),
+    )(ids, table)
+
+
+gather(jnp.array([2, 0], dtype=jnp.DTYPE), jnp.zeros((32, 128), jnp.float32))
+"""
+
+
+@pytest.mark.parametrize("index, dtype, flagged", [
+    ("ids_ref[i] * 2", "int8", True),  # int8 times a Python int: int8
+    ("ids_ref[i] * 2", "int32", False),
+    ("ids_ref[i].astype(jnp.int32) * 2", "int8", False),  # the fix (ran clean on the chip for int16)
+    ("ids_ref[i] + i", "int16", False),  # int16 + the int32 grid index promotes to int32
+])
+def test_narrow_scalar_prefetch_index(index, dtype, flagged):
+    text = HEAD + PREFETCH_INDEX.replace("INDEX", index).replace("DTYPE", dtype)
+    got = [(f.code, f.span.line) for f in analyse(text, "p.py").findings]
+    want = next(i for i, line in enumerate(text.splitlines(), 1) if line.endswith("# here"))
+    assert got == ([("PAL626", want)] if flagged else [])
