@@ -133,9 +133,107 @@ def rows(x):
 with use_abstract_mesh(TPU):
     jax.jit(rows).trace(jax.ShapeDtypeStruct((32, 128), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
 """),
+    # PAL616: a started copy whose semaphore is a slot array indexed once too few times.
+    "dma_start_row_of_3d_semaphores": ("PAL616", """\
+def grid_kernel(x_hbm, o_ref, buf, sems):
+    copy = pltpu.make_async_copy(x_hbm, buf, sems.at[0])  # here
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...]
+
+
+def grid_copy(x):
+    return pl.pallas_call(
+        grid_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 256), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 256), jnp.int32), pltpu.SemaphoreType.DMA((2, 2, 2))],
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(grid_copy).trace(jax.ShapeDtypeStruct((8, 256), jnp.int32)).lower(lowering_platforms=("tpu",))
+"""),
+    "dma_start_one_of_3d_semaphores": (None, """\
+def grid_kernel(x_hbm, o_ref, buf, sems):
+    copy = pltpu.make_async_copy(x_hbm, buf, sems.at[0, 1, 1])
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...]
+
+
+def grid_copy(x):
+    return pl.pallas_call(
+        grid_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 256), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 256), jnp.int32), pltpu.SemaphoreType.DMA((2, 2, 2))],
+    )(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(grid_copy).trace(jax.ShapeDtypeStruct((8, 256), jnp.int32)).lower(lowering_platforms=("tpu",))
+"""),
+    # PAL616 under interpret=True: a run_scoped REGULAR((2,)) array waited whole.
+    "wait_scoped_regular_array_interpreted": ("PAL616", """\
+def flag_kernel(x_ref, o_ref):
+    def body(flags):
+        pl.semaphore_signal(flags.at[0], 1)
+        pl.semaphore_wait(flags, 1)  # here
+        o_ref[...] = x_ref[...]
+
+    pl.run_scoped(body, pltpu.SemaphoreType.REGULAR((2,)))
+
+
+x = jnp.ones((8, 128), jnp.float32)
+pl.pallas_call(flag_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""),
+    "wait_scoped_regular_one_interpreted": (None, """\
+def flag_kernel(x_ref, o_ref):
+    def body(flags):
+        pl.semaphore_signal(flags.at[0], 1)
+        pl.semaphore_wait(flags.at[0], 1)
+        o_ref[...] = x_ref[...]
+
+    pl.run_scoped(body, pltpu.SemaphoreType.REGULAR((2,)))
+
+
+x = jnp.ones((8, 128), jnp.float32)
+pl.pallas_call(flag_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""),
 }
 
 QUIET = {
+    # PAL616: a descriptor of the whole array that is never started signals nothing.
+    "dma_array_semaphore_never_started": """\
+def rows_kernel(x_hbm, o_ref, buf, sems):
+    pltpu.make_async_copy(x_hbm, buf, sems)
+    o_ref[...] = jnp.zeros_like(o_ref)
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+    )(x)
+""",
+    # PAL616: the index is a slice: the shape left is not followed here.
+    "dma_semaphore_sliced": """\
+def rows_kernel(x_hbm, o_ref, buf, sems):
+    pltpu.async_copy(x_hbm, buf, sems.at[pl.ds(0, 1)]).wait()
+    o_ref[...] = buf[...]
+
+
+def rows(x):
+    return pl.pallas_call(
+        rows_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+    )(x)
+""",
     # PAL731 is about the wait: this copy of a REGULAR semaphore is never waited on, and jax's
     # Python checks the type only there (what the chip does with it is not claimed).
     "dma_regular_semaphore_never_waited": """\
@@ -328,3 +426,20 @@ def test_explain_names_each_kind_from_the_pasted_chip_message() -> None:
     }
     for slug, text in pasted.items():
         assert [r.slug for r, _ in store.match(text)][:1] == [slug], slug
+
+
+def test_semaphore_not_scalar_message_says_the_shape_left() -> None:
+    finding = _one("dma_start_row_of_3d_semaphores", "PAL616")
+    assert "Cannot signal on a non-()-shaped semaphore: (2, 2)" in finding.message
+    assert "`sems.at[0]` is an array of shape (2, 2)" in finding.message
+    assert any("SemaphoreType.DMA of shape (2, 2, 2)" in r.message for r in finding.related)
+    waited = _one("wait_scoped_regular_array_interpreted", "PAL616")
+    assert "Cannot wait on a non-()-shaped semaphore: (2,)" in waited.message
+
+
+def test_explain_the_semaphore_shape_message() -> None:
+    from pallas_lsp.records import default_store
+
+    for text in ("ValueError: Cannot signal on a non-()-shaped semaphore: (2,)",
+                 "ValueError: Cannot wait on a non-()-shaped semaphore: (2, 2)"):
+        assert [r.slug for r, _ in default_store().match(text)][:1] == ["semaphore-not-scalar"]

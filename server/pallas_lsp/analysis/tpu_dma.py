@@ -142,8 +142,19 @@ class KernelSemaphores:
         """Whether the kernel's code calls ``.wait()`` on the descriptor ``copy`` makes: on the
         call itself, on a name bound to it, or on the variable of a ``for`` loop over a list the
         call is in (a list display, a comprehension, or ``.append``)."""
+        return self.is_called(copy, "wait")
+
+    def is_started(self, copy: ast.Call, scope: Scope) -> bool:
+        """Whether the DMA ``copy`` describes is started: ``pltpu.async_copy`` starts it, a
+        ``make_async_copy`` descriptor by ``.start()`` (found as :meth:`is_waited` finds waits)."""
+        v = self.ev.value(copy, scope)
+        if isinstance(v, CallVal) and COPY_APIS.get(self.ev.called_api(v) or "") == "started":
+            return True
+        return self.is_called(copy, "start")
+
+    def is_called(self, copy: ast.Call, method: str) -> bool:
         for node, where in self.values.nodes():
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "wait"
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
                     and not node.args):
                 continue
             if self._holds(node.func.value, where, copy, 0):

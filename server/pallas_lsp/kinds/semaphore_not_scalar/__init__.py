@@ -1,0 +1,1 @@
+"""PAL616: a kind with a Python rule (rule.py)."""
