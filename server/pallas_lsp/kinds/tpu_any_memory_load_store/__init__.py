@@ -1,0 +1,1 @@
+"""PAL720: a kind with a Python rule (rule.py)."""

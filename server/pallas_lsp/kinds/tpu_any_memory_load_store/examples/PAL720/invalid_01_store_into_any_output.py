@@ -1,0 +1,40 @@
+# pallas-lsp example: invalid
+# note: The output's BlockSpec leaves it in HBM (pl.ANY) and the kernel writes it with o_ref[...] = v.
+# raises: ValueError: Loads and stores are only allowed on VMEM and SMEM references\. ANY memory space can only be accessed using async_copy\.
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.sharding import AbstractDevice, AbstractMesh, AxisType, use_abstract_mesh
+
+
+def bump_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1  # error
+
+
+def launch(x):
+    return pl.pallas_call(
+        bump_kernel,
+        out_shape=jax.ShapeDtypeStruct((16, 256), jnp.bfloat16),
+        in_specs=[pl.BlockSpec(memory_space=pltpu.VMEM)],
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+    )(x)
+
+
+def inputs():
+    return (jnp.arange(16 * 256, dtype=jnp.float32).reshape(16, 256).astype(jnp.bfloat16) / 64,)
+
+
+
+def main():
+    # A TPU target on a CPU-only machine: lower for it under an abstract TPU device.
+    mesh = AbstractMesh((1,), ("d",), (AxisType.Explicit,),
+                        abstract_device=AbstractDevice(device_kind="TPU v5 lite", num_cores=1, platform="tpu"))
+    args = inputs()
+    with use_abstract_mesh(mesh):
+        jax.jit(launch).trace(*args).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+if __name__ == "__main__":
+    main()
