@@ -1,0 +1,1 @@
+"""PAL721: a kind with a Python rule (rule.py)."""
