@@ -1,0 +1,1 @@
+"""PAL722: a kind with a Python rule (rule.py)."""
