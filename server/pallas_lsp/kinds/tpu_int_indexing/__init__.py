@@ -1,0 +1,1 @@
+"""PAL723: a kind with a Python rule (rule.py)."""
