@@ -1,0 +1,1 @@
+"""PAL724: a kind with a Python rule (rule.py)."""
