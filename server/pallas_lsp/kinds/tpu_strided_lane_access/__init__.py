@@ -1,0 +1,1 @@
+"""PAL725: a kind with a Python rule (rule.py)."""
