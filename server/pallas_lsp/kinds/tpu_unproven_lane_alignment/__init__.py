@@ -1,0 +1,1 @@
+"""PAL726: a kind with a Python rule (rule.py)."""
