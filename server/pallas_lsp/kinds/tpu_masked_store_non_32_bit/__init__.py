@@ -1,0 +1,1 @@
+"""PAL727: a kind with a Python rule (rule.py)."""
