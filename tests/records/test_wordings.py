@@ -56,7 +56,10 @@ def _fill(message: str) -> str:
     # interpolated parts as JAX fills them: a primitive, a core type, the semantics enums
     filled = message.replace("KernelType.<core>", "KernelType.TC").replace("CoreType.<core>", "CoreType.TC")
     filled = filled.replace("<core>", "tc").replace("<primitive>", "cumsum")
-    return re.sub(r"<[a-z ]+ semantics>", "LoweringSemantics.Warpgroup", filled)
+    filled = re.sub(r"<[a-z ]+ semantics>", "LoweringSemantics.Warpgroup", filled)
+    filled = re.sub(r"<([a-z]+)(\|[a-z]+)+>", r"\1", filled)  # (<signal|wait>: one of the words)
+    filled = filled.replace("<shape>", "(2,)")
+    return re.sub(r"<[a-z_]+>", "int32", filled)  # (any other part: a dtype, as most are)
 
 
 def test_shipped_wordings_match_their_own_message_and_no_other_records():
