@@ -94,7 +94,8 @@ def test_shipped_raise_sites_are_bare_raises_in_each_release_listed():
     sites = [(rec, s) for rec in records for s in rec.raised_at]
     assert {rec.slug for rec, _ in sites} == {"pallas-call-jvp-scalar-prefetch",
                                               "gpu-interpret-blockspec-not-whole-array",
-                                              "mgpu-lower-pallas-call-compiler-params"}
+                                              "mgpu-lower-pallas-call-compiler-params",
+                                              "compiler-params-wrong-backend"}
     for rec, site in sites:
         bare = "raise NotImplementedError" if rec.error_class == "NotImplementedError" else "assert "
         for release in site.releases:
