@@ -1,0 +1,1 @@
+"""PAL663: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,36 @@
+# pallas-lsp example: valid
+# note: The clean twin of invalid_01: both jit arguments the grid reads are static.
+# oracle: lower-cuda
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.sharding import AbstractDevice, AbstractMesh, AxisType, use_abstract_mesh
+
+
+def negate_kernel(x_ref, o_ref):
+    o_ref[...] = -x_ref[...]
+
+
+@functools.partial(jax.jit, static_argnames=("block", "n_blocks"))
+def negate_prefix(x, n_blocks, block):
+    return pl.pallas_call(
+        negate_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // 16, n_blocks),
+        in_specs=[pl.BlockSpec((16, block), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((16, block), lambda i, j: (i, j)),
+    )(x)
+
+
+def main():
+    gpu = AbstractMesh((1,), ("d",), (AxisType.Explicit,),
+                       abstract_device=AbstractDevice(device_kind="NVIDIA H100", num_cores=132, platform="gpu"))
+    x = jax.ShapeDtypeStruct((32, 512), jnp.float32)
+    with use_abstract_mesh(gpu):
+        print(negate_prefix.trace(x, 2, block=128).lower(lowering_platforms=("cuda",)).as_text()[:40])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""PAL662: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,1 @@
+"""PAL661: a kind with a Python rule (rule.py)."""
