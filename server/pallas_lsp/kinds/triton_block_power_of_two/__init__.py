@@ -1,0 +1,1 @@
+"""PAL660: a kind with a Python rule (rule.py)."""
