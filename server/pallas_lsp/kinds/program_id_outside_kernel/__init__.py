@@ -1,0 +1,1 @@
+"""PAL613: a kind with a Python rule (rule.py)."""
