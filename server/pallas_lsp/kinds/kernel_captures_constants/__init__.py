@@ -1,0 +1,1 @@
+"""PAL606: a kind with a Python rule (rule.py)."""
