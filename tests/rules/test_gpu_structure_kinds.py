@@ -1,0 +1,376 @@
+"""The GPU launch-structure kinds: what Pallas's Triton lowering refuses in a pl.pallas_call's
+grid mapping (PAL661-PAL663). Every program here was lowered for CUDA under an abstract H100
+with jax 0.12.0.1 (and the release cases under 0.10.2 / 0.11.2); shapes differ from the
+examples and the corpus on purpose."""
+from pallas_lsp.releases import analysis_release
+from pallas_lsp.rules import analyse
+
+HEADER = """import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import triton as plt
+"""
+LOWER = """
+gpu = jax.sharding.AbstractMesh((1,), ("d",), (jax.sharding.AxisType.Explicit,),
+                                abstract_device=jax.sharding.AbstractDevice(device_kind="NVIDIA H100", num_cores=132,
+                                                                            platform="gpu"))
+with jax.sharding.use_abstract_mesh(gpu):
+    {jit}.trace(*ARGS).lower(lowering_platforms=("{platform}",))
+"""
+TRITON = ("PAL661", "PAL662", "PAL663")
+
+
+def lowering(platform: str, jit: str = "jax.jit(run)") -> str:
+    return LOWER.replace("{platform}", platform).replace("{jit}", jit)
+
+
+def findings(text: str, platform: str | None = "cuda", jit: str = "jax.jit(run)", **kw) -> list[tuple[str, int]]:
+    program = HEADER + text + (lowering(platform, jit) if platform else "")
+    return sorted((f.code, f.span.line) for f in analyse(program, "/tmp/gpu_structure.py", **kw).findings
+                  if f.code in TRITON)
+
+
+def line_of(text: str, needle: str) -> int:
+    return (HEADER + text).splitlines().index(needle) + 1
+
+
+SCRATCH_ACCUMULATOR = """
+
+def sum_rows_kernel(x_ref, o_ref, acc_ref):
+    acc_ref[...] = jnp.zeros_like(acc_ref)
+    acc_ref[...] += x_ref[...]
+    o_ref[...] = acc_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(sum_rows_kernel, out_shape=jax.ShapeDtypeStruct((32, 256), jnp.bfloat16),
+                          grid=(4,), in_specs=[pl.BlockSpec((32, 256), lambda i: (i, 0))],
+                          out_specs=pl.BlockSpec((32, 256), lambda i: (0, 0)),
+                          scratch_shapes=[pltpu.VMEM((32, 256), jnp.bfloat16)])(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((128, 256), jnp.bfloat16),)
+"""
+
+
+def test_vmem_accumulator_lowered_for_cuda_is_the_triton_scratch_error():
+    # JAX 0.12.0.1: NotImplementedError: scratch memory not implemented in the Triton backend
+    assert findings(SCRATCH_ACCUMULATOR) == [
+        ("PAL661", line_of(SCRATCH_ACCUMULATOR, "                          scratch_shapes=[pltpu.VMEM((32, 256), "
+                                                "jnp.bfloat16)])(x)"))]
+
+
+def test_the_same_scratch_lowered_for_tpu_or_interpreted_is_quiet():
+    assert findings(SCRATCH_ACCUMULATOR, platform="tpu") == []
+    interpreted = SCRATCH_ACCUMULATOR.replace("jnp.bfloat16)])(x)", "jnp.bfloat16)], interpret=True)(x)")
+    assert findings(interpreted) == []
+
+
+def test_jax_0_10_lowers_a_plain_gpu_pallas_call_through_mosaic_gpu():
+    # Under jax 0.10.2 the same program raises Mosaic GPU's "Unsupported memory space: vmem".
+    assert findings(SCRATCH_ACCUMULATOR, release=analysis_release("0.10.2")) == []
+    assert [c for c, _ in findings(SCRATCH_ACCUMULATOR, release=analysis_release("0.11.2"))] == ["PAL661"]
+    # Triton compiler params choose Triton in 0.10.2 too (it raised the Triton message there).
+    chosen = SCRATCH_ACCUMULATOR.replace("jnp.bfloat16)])(x)",
+                                         "jnp.bfloat16)], compiler_params=plt.CompilerParams())(x)")
+    assert [c for c, _ in findings(chosen, release=analysis_release("0.10.2"))] == ["PAL661"]
+
+
+def test_mosaic_gpu_params_are_not_triton():
+    mosaic = SCRATCH_ACCUMULATOR.replace("jnp.bfloat16)])(x)",
+                                         "jnp.bfloat16)], compiler_params=plgpu.CompilerParams())(x)")
+    assert findings(mosaic) == []
+
+
+def test_the_backends_setting_compiles_an_unlowered_launch_with_triton():
+    smem = SCRATCH_ACCUMULATOR.replace("pltpu.VMEM", "plgpu.SMEM")
+    assert [c for c, _ in findings(smem, platform=None, backends=("triton",))] == ["PAL661"]
+    assert findings(smem, platform=None, backends=("tpu",)) == []
+    assert findings(smem, platform=None) == []  # (no backend known: quiet)
+    # TPU memory spaces say the unlowered launch is a TPU kernel, whatever the setting.
+    assert findings(SCRATCH_ACCUMULATOR, platform=None, backends=("triton",)) == []
+
+
+def test_empty_scratch_is_quiet():
+    text = SCRATCH_ACCUMULATOR.replace("[pltpu.VMEM((32, 256), jnp.bfloat16)]", "[]").replace(
+        "o_ref, acc_ref):", "o_ref):").replace("acc_ref", "o_ref")
+    assert findings(text) == []
+
+
+PREFETCH_AND_SCRATCH = """
+
+def kernel(ids_ref, x_ref, o_ref, tmp_ref):
+    tmp_ref[...] = x_ref[...]
+    o_ref[...] = tmp_ref[...]
+
+
+def run(ids, x):
+    spec = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1, grid=(8,),
+        in_specs=[pl.BlockSpec((16, 64), lambda i, ids: (ids[i], 0))],
+        out_specs=pl.BlockSpec((16, 64), lambda i, ids: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((16, 64), jnp.float32)])
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((128, 64), jnp.float32), grid_spec=spec)(ids, x)
+
+
+ARGS = (jax.ShapeDtypeStruct((8,), jnp.int32), jax.ShapeDtypeStruct((128, 64), jnp.float32))
+"""
+
+
+def test_scalar_prefetch_is_checked_before_scratch():
+    # JAX 0.12.0.1: NotImplementedError: scalar prefetch not implemented in the Triton backend
+    assert findings(PREFETCH_AND_SCRATCH) == [
+        ("PAL662", line_of(PREFETCH_AND_SCRATCH, "        num_scalar_prefetch=1, grid=(8,),"))]
+
+
+def test_without_prefetch_operands_the_scratch_inside_the_grid_spec_raises():
+    text = PREFETCH_AND_SCRATCH.replace("num_scalar_prefetch=1", "num_scalar_prefetch=0").replace(
+        "kernel(ids_ref, x_ref", "kernel(x_ref").replace(", ids: (", ": (").replace("(ids, x)", "(x)").replace(
+        "ARGS = (jax.ShapeDtypeStruct((8,), jnp.int32), ", "ARGS = (").replace("def run(ids, x)", "def run(x)")
+    # JAX 0.12.0.1: NotImplementedError: scratch memory not implemented in the Triton backend
+    assert findings(text) == [("PAL661", line_of(text, "        scratch_shapes=[pltpu.VMEM((16, 64), jnp.float32)])"))]
+
+
+DYNAMIC_AND_PREFETCH = """
+
+def kernel(ids_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(ids, x, steps):
+    return pl.pallas_call(
+        kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(steps,),
+            in_specs=[pl.BlockSpec((16, 64), lambda i, ids: (ids[i], 0))],
+            out_specs=pl.BlockSpec((16, 64), lambda i, ids: (i, 0))))(ids, x)
+
+
+ARGS = (jax.ShapeDtypeStruct((8,), jnp.int32), jax.ShapeDtypeStruct((128, 64), jnp.float32), 8)
+"""
+
+
+def test_a_dynamic_grid_is_checked_first():
+    # JAX 0.12.0.1: NotImplementedError: dynamic grid bounds not supported in the Triton backend
+    got = findings(DYNAMIC_AND_PREFETCH)
+    assert got == [("PAL663", line_of(DYNAMIC_AND_PREFETCH, "            num_scalar_prefetch=1, grid=(steps,),"))]
+
+
+def test_a_static_grid_entry_leaves_the_prefetch_error():
+    assert [c for c, _ in findings(DYNAMIC_AND_PREFETCH, jit="jax.jit(run, static_argnums=2)")] == ["PAL662"]
+
+
+def test_grid_from_shapes_is_static():
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1
+
+
+@jax.jit
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(pl.cdiv(x.shape[0], 128),),
+                          in_specs=[pl.BlockSpec((128,), lambda i: (i,))],
+                          out_specs=pl.BlockSpec((128,), lambda i: (i,)))(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((1000,), jnp.int32),)
+"""
+    assert findings(text) == []
+
+
+def test_static_argnames_fix_for_the_triton_dynamic_grid():
+    program = HEADER + DYNAMIC_AND_PREFETCH + lowering("cuda")
+    result = analyse(program, "/tmp/gpu_structure.py")
+    finding = next(f for f in result.findings if f.code == "PAL663")
+    assert [fix.title for fix in finding.fixes] == ["Make `steps` static: add it to static_argnames of jax.jit"]
+    fixed = program.replace("jax.jit(run)", 'jax.jit(run, static_argnames=("steps",))')
+    assert [f.code for f in analyse(fixed, "/tmp/gpu_structure.py").findings if f.code in TRITON] == ["PAL662"]
+
+
+def test_the_backends_setting_does_not_make_a_tpu_written_launch_triton():
+    # (real TPU kernels: jax's megablox gmm, paged attention; they never run on Triton)
+    assert findings(PREFETCH_AND_SCRATCH, platform=None, backends=("triton",)) == []
+    tpu_params = SCRATCH_ACCUMULATOR.replace("pltpu.VMEM", "plgpu.SMEM").replace(
+        "jnp.bfloat16)])(x)", "jnp.bfloat16)], compiler_params=pltpu.CompilerParams())(x)")
+    assert findings(tpu_params, platform=None, backends=("triton",)) == []
+
+
+def test_static_argnums_the_analysis_cannot_read_leave_the_grid_unknown():
+    # jax's own GPU ragged_dot: @api.jit(static_argnums=list(range(3, 14))) makes chunk_m static.
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+@functools.partial(jax.jit, static_argnums=list(range(1, 3)))
+def run(x, chunk, extra):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(x.shape[0] // chunk + extra,),
+                          in_specs=[pl.BlockSpec((64,), lambda i: (i,))],
+                          out_specs=pl.BlockSpec((64,), lambda i: (i,)))(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((256,), jnp.float32), 64, 0)
+"""
+    assert findings(text, jit="run") == []
+    literal = text.replace("static_argnums=list(range(1, 3))", "static_argnums=(1,)")
+    assert [c for c, _ in findings(literal, jit="run")] == ["PAL663"]
+
+
+# -- PAL606 kernel-captures-constants, PAL613 program-id-outside-kernel (tracing: every mode) --
+
+def traced_findings(text: str, code: str) -> list[int]:
+    return [f.span.line for f in analyse(HEADER + text, "/tmp/gpu_structure.py").findings if f.code == code]
+
+
+CAPTURED_RESHAPED_TABLE = """
+import numpy as np
+
+TABLE = jnp.arange(256, dtype=jnp.float32).reshape(2, 128)
+ROWS = TABLE.shape[0]
+MASK = np.zeros((2, 128), dtype=np.float32)
+ZERO_D = np.zeros((), dtype=np.float32)
+
+
+def kernel(x_ref, o_ref):
+    local = jnp.ones((2, 128), jnp.float32)
+    o_ref[...] = x_ref[...] * ROWS + local + ZERO_D + TABLE.T.T{extra}
+
+
+x = jnp.zeros((2, 128), jnp.float32)
+pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""
+
+
+def test_a_module_table_read_through_array_methods_is_captured():
+    # JAX 0.12.0.1: ValueError: ... captures constants [f32[2,128]]. You should pass them as inputs.
+    text = CAPTURED_RESHAPED_TABLE.replace("{extra}", "")
+    assert traced_findings(text, "PAL606") == [
+        line_of(text, "    o_ref[...] = x_ref[...] * ROWS + local + ZERO_D + TABLE.T.T")]
+
+
+def test_static_facts_locals_and_0d_numpy_are_not_captured():
+    text = CAPTURED_RESHAPED_TABLE.replace(" + TABLE.T.T{extra}", "")
+    assert traced_findings(text, "PAL606") == []  # (ran clean under 0.12.0.1)
+
+
+def test_a_numpy_array_of_rank_1_or_more_is_captured():
+    text = CAPTURED_RESHAPED_TABLE.replace(" + TABLE.T.T{extra}", " + MASK")
+    assert traced_findings(text, "PAL606") == [
+        line_of(text, "    o_ref[...] = x_ref[...] * ROWS + local + ZERO_D + MASK")]
+
+
+PROGRAM_ID_IN_WRAPPER_HELPERS = """
+
+def block_start():
+    return pl.program_id(0) * 64
+
+
+def describe():
+    return {"start": block_start()}
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + block_start()
+
+
+def run(x, verbose):
+    out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,),
+                         in_specs=[pl.BlockSpec((64,), lambda i: (i + 0 * pl.program_id(0),))],
+                         out_specs=pl.BlockSpec((64,), lambda i: (i,)), interpret=True)(x)
+    if verbose:
+        print(block_start())
+    info = describe()
+    return out, info
+
+
+run(jnp.zeros((128,), jnp.int32), False)
+"""
+
+
+def test_program_id_two_helpers_below_the_wrapper():
+    # JAX 0.12.0.1: AssertionError (empty), raised in jax/_src/pallas/core.py axis_frame
+    assert traced_findings(PROGRAM_ID_IN_WRAPPER_HELPERS, "PAL613") == [
+        line_of(PROGRAM_ID_IN_WRAPPER_HELPERS, "    info = describe()")]
+
+
+def test_program_id_in_the_kernel_an_index_map_or_a_branch_not_taken_is_quiet():
+    text = PROGRAM_ID_IN_WRAPPER_HELPERS.replace("    info = describe()\n", "    info = {}\n")
+    assert traced_findings(text, "PAL613") == []  # (ran clean under 0.12.0.1)
+
+
+def test_program_id_at_module_level_next_to_a_module_level_launch():
+    text = """
+
+@functools.partial(pl.pallas_call, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), grid=(1,), interpret=True)
+def fill(o_ref):
+    o_ref[...] = jnp.zeros((8,), jnp.float32) + pl.num_programs(0)
+
+
+STEPS = pl.num_programs(0)
+fill()
+"""
+    # JAX 0.12.0.1: AssertionError (empty) at import
+    assert traced_findings(text, "PAL613") == [line_of(text, "STEPS = pl.num_programs(0)")]
+
+
+# -- PAL660 triton-block-power-of-two --
+
+POW2 = """
+
+ROWS, WIDTH = 8, 48
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((64, WIDTH), jnp.float32), grid=(8,),
+                          in_specs=[pl.BlockSpec((ROWS, WIDTH), lambda i: (i, 0))],
+                          out_specs=pl.BlockSpec((ROWS, WIDTH), lambda i: (i, 0)))(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((64, WIDTH), jnp.float32),)
+"""
+
+
+def pow2_findings(text: str, **kw) -> list[tuple[str, int]]:
+    program = HEADER + text + lowering("cuda")
+    return sorted((f.code, f.span.line) for f in analyse(program, "/tmp/gpu_structure.py", **kw).findings
+                  if f.code in TRITON + ("PAL660",))
+
+
+def test_an_8_by_48_block_is_384_elements():
+    # JAX 0.12.0.1: ValueError: ... size is a power of 2. Encountered an array of shape (8, 48)
+    assert pow2_findings(POW2) == [("PAL660", line_of(POW2, "                          in_specs=[pl.BlockSpec((ROWS, "
+                                                             "WIDTH), lambda i: (i, 0))],"))]
+    assert pow2_findings(POW2, release=analysis_release("0.10.2")) == []  # (Mosaic GPU there)
+
+
+def test_power_of_two_slices_of_a_ragged_whole_array_are_quiet():
+    text = """
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[pl.ds(0, 64)] * 2.0
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((64,), jnp.float32))(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((100,), jnp.float32),)
+"""
+    assert pow2_findings(text) == []  # (lowered clean under 0.12.0.1)
+
+
+def test_scratch_is_refused_before_the_kernel_is_lowered():
+    text = POW2.replace("def kernel(x_ref, o_ref):", "def kernel(x_ref, o_ref, tmp_ref):").replace(
+        "lambda i: (i, 0)))(x)", "lambda i: (i, 0)), scratch_shapes=[plgpu.SMEM((8,), jnp.float32)])(x)")
+    # JAX 0.12.0.1: NotImplementedError: scratch memory not implemented in the Triton backend
+    assert [c for c, _ in pow2_findings(text)] == ["PAL661"]
