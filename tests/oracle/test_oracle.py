@@ -112,6 +112,7 @@ INVALID = [ExampleCase(r.code, "invalid", i) for r in RULES for i in range(len(e
 # Errors raised only inside libtpu's Mosaic (``# oracle: chip``) cannot be shown on a CPU: the chip's
 # labels hold their truth (tests/rules/test_tpu_dtype_kinds.py ties each such example to its label).
 INVALID = [c for c in INVALID if c.example.oracle != "chip"]
+VALID = [c for c in VALID if c.example.oracle != "chip"]  # (compiled for a TPU: a CPU cannot run them)
 # Only examples with a fix the oracle can run: the others have nothing to prove here (that the
 # declared fixes are offered at all is checked without JAX in tests/rules).
 FIXES = [c for c in (FixCase(c.code, "invalid", c.index) for c in INVALID) if c.checked]

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A row-sum written for a two-TensorCore chip: the leading grid axis (2 iterations) is CORE_PARALLEL, and a TPU v5e has one TensorCore.
 # raises: JaxRuntimeError: INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: Core-parallel dimension 0 has iteration bound: 2, which is greater than the number of active cores: 1\.
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

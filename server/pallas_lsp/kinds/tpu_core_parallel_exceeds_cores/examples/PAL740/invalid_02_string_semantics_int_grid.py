@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: String semantics on a grid given as an int: grid=4 is one axis of 4 iterations, "core_parallel" on it.
 # raises: JaxRuntimeError: INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: Core-parallel dimension 0 has iteration bound: 4, which is greater than the number of active cores: 1\.
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

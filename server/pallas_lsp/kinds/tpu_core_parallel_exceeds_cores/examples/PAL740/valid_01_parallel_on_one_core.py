@@ -1,5 +1,6 @@
 # pallas-lsp example: valid
 # note: The same row-sum with PARALLEL semantics: the blocks and results are the same, and a one-core chip runs them in turn.
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,5 +1,6 @@
 # pallas-lsp example: valid
 # note: A core-parallel axis of bound 1 (one core's share) before the arbitrary row axis: no more iterations than a v5e's one TensorCore.
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

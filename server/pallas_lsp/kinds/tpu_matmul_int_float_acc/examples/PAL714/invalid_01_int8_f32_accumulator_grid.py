@@ -2,6 +2,7 @@
 # note: int8 blocks multiplied into a float32 accumulator on a grid; Python lowering passes, libtpu's Mosaic refuses it (TPU v5e, jax 0.10.2).
 # raises: MosaicError: .*float acc with int lhs
 # fix: Accumulate in int32 and convert the result to float32 (exact while the int32 sums do not overflow; float32 accumulation rounds instead)
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax import lax

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A helper reads the odd lanes of a (2, 8, 256) int32 tile: a strided read from a Ref whose last dim is not 128, which Mosaic in libtpu refuses.
 # raises: MosaicError: .*The last dim size is not 128 in original base memref
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: Even lanes of a 128-lane output are written with stride 2; Mosaic in libtpu refuses it.
 # raises: MosaicError: .*Stride on last dim is not 1
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: Windows at lane j * 32 in a fori_loop; only Mosaic in libtpu refuses it.
 # raises: MosaicError: .*cannot statically prove that index in dimension 1 is a multiple of 128
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

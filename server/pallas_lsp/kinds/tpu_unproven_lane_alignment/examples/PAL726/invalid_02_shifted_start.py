@@ -2,6 +2,7 @@
 # note: The start i << 7 is a multiple of 128 that Mosaic does not follow through a shift.
 # raises: MosaicError: .*cannot statically prove that index in dimension 1 is a multiple of 128
 # fix: State the lane start's alignment with `pl.multiple_of(start, 128)`
+# oracle: chip
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
