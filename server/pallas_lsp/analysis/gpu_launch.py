@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from . import api
 from .contexts import Context, JaxRelease, Mode
 from .evaluate import CallVal, Evaluator, Order, TupleVal
-from .launch_signature import grid_spec_call, is_allocation, kernel_arity, ref_counts, spec_keyword
+from .launch_signature import dtype_name, grid_spec_call, is_allocation, kernel_arity, ref_counts, spec_keyword
 from .launch_specs import first_spec_defect
 from .scopes import Scope
+from .shapes import shape_literal
 
 Where = tuple[ast.expr, Scope, Order]
 # A grid entry that is a traced value, and why (the rule layer's static evaluator decides).
@@ -267,3 +268,96 @@ def _spec_of(ev: Evaluator, launch, kernel, name: str) -> Where | None:
     if isinstance(v, CallVal):
         return v.site.node, v.site.scope, v.order
     return node, scope, order
+
+
+# Bits per element of the dtypes a Mosaic GPU scratch buffer is commonly given.
+_DTYPE_BITS = {
+    "float32": 32, "int32": 32, "uint32": 32, "float16": 16, "bfloat16": 16, "int16": 16, "uint16": 16,
+    "int8": 8, "uint8": 8, "float8_e4m3fn": 8, "float8_e5m2": 8, "float64": 64, "int64": 64,
+}
+WARPGROUP_SIZE = 128  # threads in a Mosaic GPU warpgroup (mosaic/gpu WARPGROUP_SIZE)
+
+
+@dataclass(frozen=True)
+class ScratchBuffer:
+    param: str  # the kernel parameter that receives it
+    shape: tuple[int, ...]
+    dtype: str
+    where: Where  # the scratch entry (``plgpu.SMEM((40,), jnp.float32)``)
+
+    @property
+    def bytes(self) -> int | None:
+        bits = _DTYPE_BITS.get(self.dtype)
+        return _size(self.shape) * bits // 8 if bits is not None else None
+
+
+def scratch_buffer(ev: Evaluator, launch, kernel, param: str) -> ScratchBuffer | None:
+    """The ``plgpu.SMEM(shape, dtype)`` scratch entry (of ``scratch_types=`` / ``scratch_shapes=``)
+    that kernel parameter ``param`` receives, where shape and dtype are spelled out; the scratch
+    refs are the kernel's last parameters, in order."""
+    opt = launch.options.get(launch.api.scratch_keyword)
+    params = [p[0] for p in kernel.params]
+    if opt is None or param not in params:
+        return None
+    v = ev.value(opt[0], opt[1], opt[2])
+    if not isinstance(v, TupleVal) or len(v.items) > len(params):
+        return None
+    position = params.index(param) - (len(params) - len(v.items))
+    if position < 0:
+        return None  # (an operand or an output: in GMEM)
+    entry = ev.value(*v.items[position])
+    if not isinstance(entry, CallVal) or ev.called_api(entry) != f"{api.PLGPU}.SMEM":
+        return None
+    site = entry.site
+    shape_node = ev.kwarg(site, "shape") or ev.posarg(site, 0)
+    dtype_node = ev.kwarg(site, "dtype") or ev.posarg(site, 1)
+    shape = shape_literal(ev, shape_node, site.scope, entry.order) if shape_node is not None else None
+    dtype = dtype_name(ev, dtype_node, site.scope, entry.order) if dtype_node is not None else None
+    if shape is None or dtype is None:
+        return None
+    return ScratchBuffer(param, shape, dtype, (site.node, site.scope, entry.order))
+
+
+def barriers_order_tensor_core(ev: Evaluator, launch) -> bool | None:
+    """Whether some scratch barrier is ``plgpu.Barrier(..., orders_tensor_core=...)`` (its copies
+    skip the warpgroup check); None when the scratch list cannot be read."""
+    opt = launch.options.get(launch.api.scratch_keyword)
+    if opt is None:
+        return False
+    v = ev.value(opt[0], opt[1], opt[2])
+    if not isinstance(v, TupleVal):
+        return None
+    for item in v.items:
+        entry = ev.value(*item)
+        if isinstance(entry, CallVal) and ev.kwarg(entry.site, "orders_tensor_core") is not None:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class LaneLoad:
+    param: str
+    shape: tuple[int, ...]
+    load: ast.Subscript  # the whole load ``ref[...]``
+
+
+def first_lane_load_defect(ev: Evaluator, launch, ref_shapes: dict[str, tuple[int, ...]]) -> LaneLoad | None:
+    """The first whole load (``ref[...]``), in the kernel's own body, of a ref whose element
+    count is not a multiple of the warpgroup size: under Lane semantics Mosaic GPU loads it with
+    a warpgroup-strided layout (``FragmentedArray.load_strided``), which needs one. The refs are
+    the operands and outputs of ``ref_shapes`` and the kernel's ``plgpu.SMEM`` scratch."""
+    kernel = launch.kernel
+    if kernel is None or kernel.kind != "function" or not isinstance(kernel.node, ast.FunctionDef):
+        return None
+    for access, name in _whole_accesses(kernel.node):
+        if not isinstance(access.ctx, ast.Load):
+            continue
+        shape = ref_shapes.get(name)
+        if shape is None:
+            buffer = scratch_buffer(ev, launch, kernel, name)
+            shape = buffer.shape if buffer is not None else None
+        if shape is None:
+            return None  # (an unknown ref loaded first: it may fail first)
+        if _size(shape) % WARPGROUP_SIZE:
+            return LaneLoad(name, shape, access)
+    return None

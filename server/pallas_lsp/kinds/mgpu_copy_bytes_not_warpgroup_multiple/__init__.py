@@ -1,0 +1,1 @@
+"""PAL311: a kind with a Python rule (rule.py)."""
