@@ -374,3 +374,82 @@ def test_scratch_is_refused_before_the_kernel_is_lowered():
         "lambda i: (i, 0)))(x)", "lambda i: (i, 0)), scratch_shapes=[plgpu.SMEM((8,), jnp.float32)])(x)")
     # JAX 0.12.0.1: NotImplementedError: scratch memory not implemented in the Triton backend
     assert [c for c, _ in pow2_findings(text)] == ["PAL661"]
+
+
+# -- PAL311 mgpu-copy-bytes-not-warpgroup-multiple --
+
+COPY_THROUGH_HELPER = """
+
+def fetch(src, dst, bar):
+    plgpu.copy_gmem_to_smem(src, dst, bar)
+    plgpu.barrier_wait(bar)
+
+
+def body(x_gmem, o_gmem, staging, bar):
+    fetch(x_gmem, staging, bar)
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((24,), jnp.float32),
+                        scratch_types=[plgpu.SMEM((24,), jnp.float32), plgpu.Barrier()]{params})(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((24,), jnp.float32),)
+"""
+LANE = ", compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)"
+
+
+def copy_findings(text: str, **kw) -> list[int]:
+    program = HEADER + text + lowering("cuda")
+    return [f.span.line for f in analyse(program, "/tmp/gpu_structure.py", **kw).findings if f.code == "PAL311"]
+
+
+def test_a_96_byte_copy_through_a_helper_under_lane_semantics():
+    # JAX 0.12.0.1: NotImplementedError: ... Got bytes=96 but warpgroup size is 128
+    text = COPY_THROUGH_HELPER.replace("{params}", LANE)
+    assert copy_findings(text) == [line_of(text, "    plgpu.copy_gmem_to_smem(src, dst, bar)")]
+
+
+def test_the_default_semantics_follow_the_release():
+    text = COPY_THROUGH_HELPER.replace("{params}", "")
+    assert copy_findings(text) == []  # (Warpgroup in 0.12.0.1 and 0.11.2: lowered clean)
+    # Lane by default in jax 0.10.2, which raised bytes=96 for this program.
+    assert copy_findings(text, release=analysis_release("0.10.2")) == [
+        line_of(text, "    plgpu.copy_gmem_to_smem(src, dst, bar)")]
+
+
+def test_a_128_byte_multiple_is_quiet():
+    text = COPY_THROUGH_HELPER.replace("{params}", LANE).replace("(24,)", "(32,)")
+    assert copy_findings(text) == []  # (lowered clean under 0.12.0.1)
+
+
+# -- PAL310 mgpu-lane-load-not-warpgroup-multiple --
+
+LANE_LOAD = """
+
+def body(x_ref, o_ref, acc_ref):
+    scaled = x_ref[...] * 2.0
+    acc_ref[...] = jnp.zeros((5, 40), jnp.float32)
+    o_ref[...] = acc_ref[...] + 1.0
+
+
+def run(x):
+    return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((5, 40), jnp.float32),
+                        scratch_types=[plgpu.SMEM((5, 40), jnp.float32)]{params})(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((4, 64), jnp.float32),)
+"""
+
+
+def load_findings(text: str, **kw) -> list[int]:
+    program = HEADER + text + lowering("cuda")
+    return [f.span.line for f in analyse(program, "/tmp/gpu_structure.py", **kw).findings if f.code == "PAL310"]
+
+
+def test_a_200_element_smem_scratch_loaded_whole_under_lane():
+    # JAX 0.12.0.1: ValueError: memref<5x40xf32, #gpu.address_space<workgroup>> must have a number of
+    # elements that is a multiple of 128 (got 200); the 256-element operand before it loads fine.
+    text = LANE_LOAD.replace("{params}", LANE)
+    assert load_findings(text) == [line_of(text, "    o_ref[...] = acc_ref[...] + 1.0")]
+    assert load_findings(LANE_LOAD.replace("{params}", "")) == []  # (Warpgroup by default in 0.12)

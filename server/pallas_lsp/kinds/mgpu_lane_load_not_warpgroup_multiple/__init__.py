@@ -1,0 +1,1 @@
+"""PAL310: a kind with a Python rule (rule.py)."""
