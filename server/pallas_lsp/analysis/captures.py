@@ -55,6 +55,8 @@ def captured_arrays(ev: Evaluator, functions: list[Scope], kernel_scopes: set[in
         for node, parent in _own_loads(fn.node):
             if isinstance(parent, ast.Attribute) and parent.attr in _STATIC_ATTRS:
                 continue
+            if isinstance(parent, ast.keyword) and parent.arg in ("out_shape", "out_type"):
+                continue  # (an inner launch's out_shape: only its shape and dtype are read)
             if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
                     and parent.func.id in ("len", "isinstance", "type"):
                 continue
