@@ -111,7 +111,8 @@ def expectation(label: dict[str, Any], observed: dict[str, Any], store: RecordSt
     category = observed.get("category") or ""
     quiet = {**label, "feature": None, "neutral": False}
     if category in STOPPED_EARLY:
-        return Expectation(quiet, f"{category} ({observed.get('missing_api') or observed.get('message')}): want nothing")
+        why = observed.get("missing_api") or observed.get("message")
+        return Expectation(quiet, f"{category} ({why}): want nothing")
     if observed.get("outcome") == "clean":
         return Expectation(quiet, f"{category}: clean under the release, want nothing")
     if observed.get("outcome") != "raises":

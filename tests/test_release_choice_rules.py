@@ -11,6 +11,11 @@ from pallas_lsp.cli import main
 from tests.test_releases import fake_venv
 
 
+def release_line(text: str) -> str:
+    """The header's release part (the TPU generation choice follows it on the same line)."""
+    return text.splitlines()[0].split("; no TPU generation")[0]
+
+
 def rules(*args: str) -> tuple[str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -22,7 +27,7 @@ def test_rules_name_the_workspace_venvs_release(tmp_path, monkeypatch):
     fake_venv(tmp_path, "0.11.1")
     monkeypatch.chdir(tmp_path)
     text, _ = rules()
-    assert text.splitlines()[0].split("; no TPU generation")[0] == "Knowledge for jax 0.11.1 (from the workspace's .venv); knowledge of 0.11.2 used"
+    assert release_line(text) == "Knowledge for jax 0.11.1 (from the workspace's .venv); knowledge of 0.11.2 used"
     rows = json.loads(rules("--format", "json")[0])
     assert {r["jax"]["release_used"] for r in rows} == {"0.11.2"}
     assert rows[0]["jax"]["source"] == ".venv"
@@ -32,7 +37,7 @@ def test_jax_version_flag_wins_over_the_pyproject(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\njax-version = "0.9.2"\n')
     monkeypatch.chdir(tmp_path)
     assert rules()[0].splitlines()[0].startswith("Knowledge for jax 0.9.2 (from `jax-version` in ")
-    assert rules("--jax-version", "0.10.2")[0].splitlines()[0].split("; no TPU generation")[0] == "Knowledge for jax 0.10.2 (from --jax-version)"
+    assert release_line(rules("--jax-version", "0.10.2")[0]) == "Knowledge for jax 0.10.2 (from --jax-version)"
 
 
 def test_a_malformed_flag_is_told_and_the_next_source_decides(tmp_path, monkeypatch):
@@ -40,4 +45,4 @@ def test_a_malformed_flag_is_told_and_the_next_source_decides(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     text, err = rules("--jax-version", "latest")
     assert "'latest'" in err
-    assert text.splitlines()[0].split("; no TPU generation")[0] == "Knowledge for jax 0.10.2 (from the workspace's .venv)"
+    assert release_line(text) == "Knowledge for jax 0.10.2 (from the workspace's .venv)"

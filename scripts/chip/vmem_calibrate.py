@@ -170,7 +170,7 @@ def second_round():
     * A (1024, 1000) float32 full-array block under grid (1,) stated no figure at any limit while
       (1000, 1000) did: which shapes of a one-step launch are counted?
     """
-    f32, bf16, i8 = "float32", "bfloat16", "int8"
+    f32, bf16 = "float32", "bfloat16"
     small_in = (Operand((16, 128), f32, (8, 128)),)
     small_out = (Operand((16, 128), f32, (8, 128)),)
     cfgs = []

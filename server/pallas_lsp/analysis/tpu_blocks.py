@@ -518,6 +518,6 @@ def first_block_defect(ev: Evaluator, launch, checks) -> BlockDefect | None:
 
 __all__ = ["ANY_WINDOWED", "BlockDefect", "BlockDim", "CHUNK", "FOREIGN_SPACE", "FOREIGN_SPACES", "LANES",
            "ONE_D_TILING", "RANK0", "SUBLANES", "TILING", "TpuBlock", "any_windowed_defect", "block_checks",
-           "first_block_defect", "first_mapping_defect", "foreign_scratch", "foreign_space_defect", "legal_tile", "memory_space_words",
-           "one_d_tiling_defect", "rank0_defect", "surely_windowed", "tiling_defect", "tpu_block_mappings", "tpu_blocks",
-           "windowed"]
+           "first_block_defect", "first_mapping_defect", "foreign_scratch", "foreign_space_defect", "legal_tile",
+           "memory_space_words", "one_d_tiling_defect", "rank0_defect", "surely_windowed", "tiling_defect",
+           "tpu_block_mappings", "tpu_blocks", "windowed"]

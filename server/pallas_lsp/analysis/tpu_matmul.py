@@ -143,7 +143,8 @@ def _indexed_rank(ev: Evaluator, rank: int, index: ast.expr, scope: Scope, order
     return rank - dropped + added
 
 
-def dot_facts(reader: KernelReader, name: str, node: ast.Call | ast.BinOp, scope: Scope, order: Order) -> DotFacts | None:
+def dot_facts(reader: KernelReader, name: str, node: ast.Call | ast.BinOp, scope: Scope,
+              order: Order) -> DotFacts | None:
     """The facts of a dot call (``name`` in DOT_CALLS) or of ``a @ b``; None when its operands
     cannot be told apart (``*args``, an einsum of other than two operands)."""
     ev = reader.ev

@@ -201,7 +201,8 @@ def launch_budget(ev: Evaluator, launch) -> LaunchBudget | None:
     blocks = tpu_blocks(ev, launch)
     if blocks is None:
         return None
-    by_origin = {(b.entry.role, b.entry.position): b for b in blocks}
+    # (Blocks of operands with no BlockSpec have no entry: they are read below as whole arrays.)
+    by_origin = {(b.entry.role, b.entry.position): b for b in blocks if b.entry is not None}
     parts: list[BudgetPart] = []
     # Scalar-prefetch operands: SMEM, whole.
     for i in range(nsp):
@@ -332,7 +333,7 @@ def _operand_part(ev: Evaluator, block: TpuBlock | None, shape: Shape | None, dt
 
 
 def _has_pipeline_mode(ev: Evaluator, block: TpuBlock) -> bool:
-    return ev.kwarg(block.entry.call.site, "pipeline_mode") is not None
+    return block.entry is not None and ev.kwarg(block.entry.call.site, "pipeline_mode") is not None
 
 
 def _scratch_parts(ev: Evaluator, launch, names: list[str] | None, first: int) -> list[BudgetPart] | None:

@@ -42,7 +42,7 @@ class BudgetRule(PythonRule):
         # Underline the biggest part's declaration (the BlockSpec, scratch entry or operand the
         # author would shrink); the others are related locations.
         first = next((p for p in parts if p.where is not None), None)
-        span = ev.index.span(first.where[0], first.where[1]) if first is not None else None
+        span = ev.index.span(first.where[0], first.where[1]) if first is not None and first.where else None
         related = [Related(ev.index.span(p.where[0], p.where[1]), f"{p.name}: {_part_words(p)}")
                    for p in parts if p.where is not None and p is not first]
         if budget.vmem_limit_where is not None:

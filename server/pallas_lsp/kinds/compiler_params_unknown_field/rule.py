@@ -1,4 +1,5 @@
 """PAL615: a CompilerParams keyword the params class of the checked jax release does not take."""
+
 from __future__ import annotations
 
 import difflib
@@ -18,29 +19,185 @@ from ...rules.base import PythonRule
 # (inspect.signature under each release's wheel; 0.8.3 read from its source at the tag).
 _FIELDS = {
     "0.8.3": {
-        "tpu": frozenset({"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id", "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format", "kernel_type", "disable_bounds_checks", "skip_device_barrier", "allow_collective_id_without_custom_barrier", "shape_invariant_numerics", "use_tc_tiling_on_sc"}),
+        "tpu": frozenset(
+            {
+                "dimension_semantics",
+                "allow_input_fusion",
+                "vmem_limit_bytes",
+                "collective_id",
+                "has_side_effects",
+                "flags",
+                "internal_scratch_in_bytes",
+                "serialization_format",
+                "kernel_type",
+                "disable_bounds_checks",
+                "skip_device_barrier",
+                "allow_collective_id_without_custom_barrier",
+                "shape_invariant_numerics",
+                "use_tc_tiling_on_sc",
+            }
+        ),
         "triton": frozenset({"num_warps", "num_stages"}),
-        "mosaic_gpu": frozenset({"approx_math", "dimension_semantics", "max_concurrent_steps", "unsafe_no_auto_barriers", "profile_space", "profile_dir", "lowering_semantics"}),
+        "mosaic_gpu": frozenset(
+            {
+                "approx_math",
+                "dimension_semantics",
+                "max_concurrent_steps",
+                "unsafe_no_auto_barriers",
+                "profile_space",
+                "profile_dir",
+                "lowering_semantics",
+            }
+        ),
     },
     "0.9.2": {
-        "tpu": frozenset({"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id", "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format", "kernel_type", "disable_bounds_checks", "disable_semaphore_checks", "skip_device_barrier", "allow_collective_id_without_custom_barrier", "shape_invariant_numerics", "use_tc_tiling_on_sc"}),
+        "tpu": frozenset(
+            {
+                "dimension_semantics",
+                "allow_input_fusion",
+                "vmem_limit_bytes",
+                "collective_id",
+                "has_side_effects",
+                "flags",
+                "internal_scratch_in_bytes",
+                "serialization_format",
+                "kernel_type",
+                "disable_bounds_checks",
+                "disable_semaphore_checks",
+                "skip_device_barrier",
+                "allow_collective_id_without_custom_barrier",
+                "shape_invariant_numerics",
+                "use_tc_tiling_on_sc",
+            }
+        ),
         "triton": frozenset({"num_warps", "num_stages"}),
-        "mosaic_gpu": frozenset({"approx_math", "dimension_semantics", "max_concurrent_steps", "unsafe_no_auto_barriers", "reduction_scratch_bytes", "profile_space", "profile_dir", "lowering_semantics"}),
+        "mosaic_gpu": frozenset(
+            {
+                "approx_math",
+                "dimension_semantics",
+                "max_concurrent_steps",
+                "unsafe_no_auto_barriers",
+                "reduction_scratch_bytes",
+                "profile_space",
+                "profile_dir",
+                "lowering_semantics",
+            }
+        ),
     },
     "0.10.2": {
-        "tpu": frozenset({"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id", "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format", "disable_bounds_checks", "disable_semaphore_checks", "skip_device_barrier", "allow_collective_id_without_custom_barrier", "shape_invariant_numerics", "use_tc_tiling_on_sc", "needs_layout_passes", "fuse_transposed_lhs_in_matmul"}),
+        "tpu": frozenset(
+            {
+                "dimension_semantics",
+                "allow_input_fusion",
+                "vmem_limit_bytes",
+                "collective_id",
+                "has_side_effects",
+                "flags",
+                "internal_scratch_in_bytes",
+                "serialization_format",
+                "disable_bounds_checks",
+                "disable_semaphore_checks",
+                "skip_device_barrier",
+                "allow_collective_id_without_custom_barrier",
+                "shape_invariant_numerics",
+                "use_tc_tiling_on_sc",
+                "needs_layout_passes",
+                "fuse_transposed_lhs_in_matmul",
+            }
+        ),
         "triton": frozenset({"num_warps", "num_stages"}),
-        "mosaic_gpu": frozenset({"approx_math", "dimension_semantics", "max_concurrent_steps", "unsafe_no_auto_barriers", "reduction_scratch_bytes", "profile_space", "profile_dir", "profile_trace_scope", "lowering_semantics"}),
+        "mosaic_gpu": frozenset(
+            {
+                "approx_math",
+                "dimension_semantics",
+                "max_concurrent_steps",
+                "unsafe_no_auto_barriers",
+                "reduction_scratch_bytes",
+                "profile_space",
+                "profile_dir",
+                "profile_trace_scope",
+                "lowering_semantics",
+            }
+        ),
     },
     "0.11.2": {
-        "tpu": frozenset({"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id", "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format", "disable_bounds_checks", "disable_semaphore_checks", "skip_device_barrier", "allow_collective_id_without_custom_barrier", "shape_invariant_numerics", "use_tc_tiling_on_sc", "needs_layout_passes", "fuse_transposed_lhs_in_matmul", "opt_level"}),
+        "tpu": frozenset(
+            {
+                "dimension_semantics",
+                "allow_input_fusion",
+                "vmem_limit_bytes",
+                "collective_id",
+                "has_side_effects",
+                "flags",
+                "internal_scratch_in_bytes",
+                "serialization_format",
+                "disable_bounds_checks",
+                "disable_semaphore_checks",
+                "skip_device_barrier",
+                "allow_collective_id_without_custom_barrier",
+                "shape_invariant_numerics",
+                "use_tc_tiling_on_sc",
+                "needs_layout_passes",
+                "fuse_transposed_lhs_in_matmul",
+                "opt_level",
+            }
+        ),
         "triton": frozenset({"num_warps", "num_stages"}),
-        "mosaic_gpu": frozenset({"approx_math", "dimension_semantics", "max_concurrent_steps", "unsafe_no_auto_barriers", "reduction_scratch_bytes", "profile_space", "profile_dir", "profile_trace_scope", "profile_bounds_check", "lowering_semantics", "skip_device_barrier"}),
+        "mosaic_gpu": frozenset(
+            {
+                "approx_math",
+                "dimension_semantics",
+                "max_concurrent_steps",
+                "unsafe_no_auto_barriers",
+                "reduction_scratch_bytes",
+                "profile_space",
+                "profile_dir",
+                "profile_trace_scope",
+                "profile_bounds_check",
+                "lowering_semantics",
+                "skip_device_barrier",
+            }
+        ),
     },
     "0.12.0.1": {
-        "tpu": frozenset({"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id", "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format", "disable_bounds_checks", "disable_semaphore_checks", "skip_device_barrier", "allow_collective_id_without_custom_barrier", "shape_invariant_numerics", "use_tc_tiling_on_sc", "needs_layout_passes", "fuse_transposed_lhs_in_matmul", "opt_level"}),
+        "tpu": frozenset(
+            {
+                "dimension_semantics",
+                "allow_input_fusion",
+                "vmem_limit_bytes",
+                "collective_id",
+                "has_side_effects",
+                "flags",
+                "internal_scratch_in_bytes",
+                "serialization_format",
+                "disable_bounds_checks",
+                "disable_semaphore_checks",
+                "skip_device_barrier",
+                "allow_collective_id_without_custom_barrier",
+                "shape_invariant_numerics",
+                "use_tc_tiling_on_sc",
+                "needs_layout_passes",
+                "fuse_transposed_lhs_in_matmul",
+                "opt_level",
+            }
+        ),
         "triton": frozenset({"num_warps", "num_stages"}),
-        "mosaic_gpu": frozenset({"approx_math", "dimension_semantics", "max_concurrent_steps", "unsafe_no_auto_barriers", "reduction_scratch_bytes", "profile_space", "profile_dir", "profile_trace_scope", "profile_bounds_check", "lowering_semantics", "skip_device_barrier", "is_multi_process"}),
+        "mosaic_gpu": frozenset(
+            {
+                "approx_math",
+                "dimension_semantics",
+                "max_concurrent_steps",
+                "unsafe_no_auto_barriers",
+                "reduction_scratch_bytes",
+                "profile_space",
+                "profile_dir",
+                "profile_trace_scope",
+                "profile_bounds_check",
+                "lowering_semantics",
+                "skip_device_barrier",
+                "is_multi_process",
+            }
+        ),
     },
 }
 
@@ -105,11 +262,19 @@ class CompilerParamsUnknownField(PythonRule):
         elsewhere = f" ({_CLASS[owners[0]]} has it)" if owners else ""
         close = self._closest(keyword.arg, fields)
         hint = f"; did you mean `{close}`?" if close else ""
-        headline = (f"{_CLASS[backend]} takes no `{keyword.arg}=` in jax {release}{elsewhere}: building the params "
-                    f"raises TypeError{hint}")
+        headline = (
+            f"{_CLASS[backend]} takes no `{keyword.arg}=` in jax {release}{elsewhere}: building the params "
+            f"raises TypeError{hint}"
+        )
         error = f"TypeError: CompilerParams.__init__() got an unexpected keyword argument '{keyword.arg}'"
-        return Report(error, headline, span=span, key=id(keyword), related=tuple(related),
-                      fixable=hit.index.path_of(site.scope) in (None, hit.index.path))
+        return Report(
+            error,
+            headline,
+            span=span,
+            key=id(keyword),
+            related=tuple(related),
+            fixable=hit.index.path_of(site.scope) in (None, hit.index.path),
+        )
 
     @staticmethod
     def _closest(name: str, fields) -> str | None:
@@ -130,11 +295,16 @@ class CompilerParamsUnknownField(PythonRule):
             start = hit.index.span(keyword, site.scope)
             name_only = Span(start.line, start.col, start.line, start.col + len(keyword.arg))
             # (unsafe: the setting now takes effect, which can change how the kernel compiles)
-            out.append(Fix(f"Rename `{keyword.arg}=` to `{close}=`", (TextEdit(name_only, close),),
-                           preferred=False, safe=False))
+            out.append(
+                Fix(
+                    f"Rename `{keyword.arg}=` to `{close}=`", (TextEdit(name_only, close),), preferred=False, safe=False
+                )
+            )
         edit = remove_kwarg(hit.index, site.node, site.scope, keyword.arg)
         if edit is not None:
             # (safe: the keyword never took effect; the params are built as without it)
-            out.insert(0, Fix(f"Remove `{keyword.arg}=` (not a field of this params class)", (edit,),
-                              preferred=True, safe=True))
+            out.insert(
+                0,
+                Fix(f"Remove `{keyword.arg}=` (not a field of this params class)", (edit,), preferred=True, safe=True),
+            )
         return out

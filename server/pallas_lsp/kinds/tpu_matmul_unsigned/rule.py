@@ -13,7 +13,8 @@ class TpuMatmulUnsigned(TpuKernelOpRule):
     (matmul) on the Pallas Mosaic TPU backend because dot_general interprets all integer inputs
     as signed`), in every release checked: `uint8 @ uint8`, `lax.dot_general` of uint
     operands (a uint operand beside a signed one also fails; it is reported only where both
-    dtypes are told and both are unsigned). Interpret mode computes it. Cast the operands to a signed type wide enough to
+    dtypes are told and both are unsigned). Interpret mode computes it. Cast the operands to a signed
+    type wide enough to
     hold their values before the dot: uint8 and uint16 fit int32 exactly, so with
     `preferred_element_type=jnp.int32` the result is unchanged.
     """
