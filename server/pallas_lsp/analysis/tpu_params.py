@@ -72,7 +72,8 @@ def sequence_length(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
 
 _ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
                ast.Div: lambda a, b: a / b if b else None, ast.FloorDiv: lambda a, b: a // b if b else None,
-               ast.Pow: lambda a, b: a ** b if abs(b) <= 64 else None}
+               ast.Pow: lambda a, b: a ** b if abs(b) <= 64 else None,
+               ast.LShift: lambda a, b: a << b if isinstance(a, int) and isinstance(b, int) and 0 <= b <= 62 else None}
 
 
 def number(ev: Evaluator, where: Where, depth: int = 0) -> int | float | None:

@@ -231,8 +231,8 @@ def launch_budget(ev: Evaluator, launch) -> LaunchBudget | None:
     limit, limit_where = None, None
     arg = tpu_params_arg(ev, launch, "vmem_limit_bytes")
     if arg is not None:
-        value = _int_value(ev, arg.where)
-        if value is None:
+        value = number(ev, arg.where)  # (``64 << 20``, ``160 * MiB`` with ``MiB = 1 << 20``)
+        if not isinstance(value, int) or isinstance(value, bool):
             return None  # (a limit the analysis cannot read: no verdict)
         limit, limit_where = value, arg.where
     return LaunchBudget(tuple(parts), steps, limit, limit_where, complete)
@@ -248,25 +248,6 @@ def _shape(ev: Evaluator, node: ast.expr, scope: Scope, order: Order) -> Shape |
         return None
     dims = [dimension(ev, *item) for item in v.items]
     return tuple(d for d in dims if d is not None) if all(d is not None for d in dims) else None
-
-
-def _int_value(ev: Evaluator, where: Where, depth: int = 0) -> int | None:
-    """An int the code spells, shifts included (``64 << 20``, ``160 * MiB`` with ``MiB = 1 << 20``)."""
-    node, scope, order = where
-    if depth > 8:
-        return None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.Mult, ast.Add)):
-        a = _int_value(ev, (node.left, scope, order), depth + 1)
-        b = _int_value(ev, (node.right, scope, order), depth + 1)
-        if a is None or b is None or (isinstance(node.op, ast.LShift) and not 0 <= b <= 62):
-            return None
-        return a << b if isinstance(node.op, ast.LShift) else a * b if isinstance(node.op, ast.Mult) else a + b
-    if isinstance(node, ast.Name):
-        bound = ev.lookup(node.id, scope, order)
-        if bound is not None and bound.kind == "assign" and bound.node is not None and bound.scope is not None:
-            return _int_value(ev, (bound.node, bound.scope, ev.order_of(bound)), depth + 1)
-    value = number(ev, where)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _agreed_fact(ev: Evaluator, per_call, i: int) -> tuple[Shape | None, str | None]:
