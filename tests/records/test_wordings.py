@@ -101,14 +101,24 @@ def test_shipped_raise_sites_are_bare_raises_in_each_release_listed():
                                               "mgpu-lower-pallas-call-compiler-params",
                                               "compiler-params-wrong-backend",
                                               "program-id-outside-kernel", "tpu-dot-1d"}
+    unreadable = []
     for rec, site in sites:
         bare = "raise NotImplementedError" if rec.error_class == "NotImplementedError" else "assert "
-        for release in site.releases:
-            source = _source(release, site.file)
-            assert source is not None, (rec.slug, release)
+        readable = [(release, _source(release, site.file)) for release in site.releases]
+        # A release with neither a mirror tag nor an installed wheel here (0.11.2 on a clean clone
+        # without scripts/oracle-env --jax 0.11.2) cannot be read; every site must still be read in
+        # at least one release it lists, and a release the mirror has a tag for must be readable
+        # (else the file named is wrong).
+        unreadable += [(rec.slug, release) for release, source in readable if source is None]
+        assert any(source is not None for _, source in readable), (rec.slug, site.releases)
+        for release, source in readable:
+            if source is None:
+                continue
             body = _function_body(source, site.function)
             assert body is not None, (rec.slug, release, site.function)
             assert re.search(rf"^\s*{re.escape(bare)}(?:$|\S)", body, re.M), (rec.slug, release)
+    tags = subprocess.run(["git", "-C", str(MIRROR), "tag"], capture_output=True, text=True).stdout.split()
+    assert not [(slug, r) for slug, r in unreadable if f"jax-v{r}" in tags], unreadable
 
 
 def _function_body(source: str, function: str) -> str | None:
