@@ -1,0 +1,29 @@
+# sharding case: inputs device_put to NamedSharding(Auto-axes mesh of 8, P("x")), then a plain jit
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+mesh = jax.make_mesh((8,), ("x",), axis_types=(AxisType.Auto,))
+
+
+def neg_kernel(x_ref, o_ref):
+    o_ref[...] = -x_ref[...]
+
+
+@jax.jit
+def neg(x):
+    return pl.pallas_call(neg_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)  # FAIL
+
+
+def inputs():
+    return (jax.device_put(jnp.ones((64, 128), jnp.float32), NamedSharding(mesh, P("x"))),)
+
+
+def main():
+    return neg(*inputs())
+
+
+def lower():
+    return neg.trace(*inputs()).lower(lowering_platforms=("tpu",))
