@@ -201,6 +201,196 @@ def flag_kernel(x_ref, o_ref):
 x = jnp.ones((8, 128), jnp.float32)
 pl.pallas_call(flag_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
 """),
+    # PAL730: a pl.ds row window of a float32 HBM array copied into a bfloat16 scratch (async_copy).
+    "dma_f32_rows_into_bf16_buffer": ("PAL730", """\
+def shift_kernel(x_hbm, o_ref, buf, sem):
+    pltpu.async_copy(x_hbm.at[pl.ds(8, 8)], buf, sem).wait()  # here
+    o_ref[...] = buf[...].astype(jnp.float32)
+
+
+def shift(x):
+    return pl.pallas_call(
+        shift_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.bfloat16), pltpu.SemaphoreType.DMA(())],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(shift).trace(jax.ShapeDtypeStruct((16, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    "dma_f32_rows_into_f32_buffer": (None, """\
+def shift_kernel(x_hbm, o_ref, buf, sem):
+    pltpu.async_copy(x_hbm.at[pl.ds(8, 8)], buf, sem).wait()
+    o_ref[...] = buf[...].astype(jnp.float32)
+
+
+def shift(x):
+    return pl.pallas_call(
+        shift_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA(())],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(shift).trace(jax.ShapeDtypeStruct((16, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    # PAL730: an integer index then pl.ds(0, 4) leave (4, 128), copied into an (8, 128) buffer.
+    "dma_int_index_then_half_rows": ("PAL730", """\
+def first_kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[0, pl.ds(0, 4)], buf, sem)  # here
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...]
+
+
+def first(x):
+    return pl.pallas_call(
+        first_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.int32), pltpu.SemaphoreType.DMA(())],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(first).trace(jax.ShapeDtypeStruct((2, 8, 128), jnp.int32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    "dma_int_index_then_all_rows": (None, """\
+def first_kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[0, pl.ds(0, 8)], buf, sem)
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...]
+
+
+def first(x):
+    return pl.pallas_call(
+        first_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.int32), pltpu.SemaphoreType.DMA(())],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(first).trace(jax.ShapeDtypeStruct((2, 8, 128), jnp.int32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    # PAL730: `...` keeps the rows; a 128-lane window into a 256-lane scratch (sync_copy).
+    "dma_ellipsis_lanes_into_wide_buffer": ("PAL730", """\
+LANES = 128
+
+
+def lanes_kernel(x_hbm, o_ref, buf):
+    pltpu.sync_copy(x_hbm.at[..., pl.ds(LANES, LANES)], buf)  # here
+    o_ref[...] = buf[...]
+
+
+def lanes(x):
+    return pl.pallas_call(
+        lanes_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 2 * LANES), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 2 * LANES), jnp.float32)],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(lanes).trace(jax.ShapeDtypeStruct((8, 2 * LANES), jnp.float32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    "dma_ellipsis_lanes_into_lane_buffer": (None, """\
+LANES = 128
+
+
+def lanes_kernel(x_hbm, o_ref, buf):
+    pltpu.sync_copy(x_hbm.at[..., pl.ds(LANES, LANES)], buf)
+    o_ref[...] = buf[...]
+
+
+def lanes(x):
+    return pl.pallas_call(
+        lanes_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, LANES), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, LANES), jnp.float32)],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(lanes).trace(jax.ShapeDtypeStruct((8, 2 * LANES), jnp.float32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    # PAL730: a VMEM buffer of 8 rows written back into rows 2:6 of a pl.ANY output.
+    "dma_writeback_slice_of_output": ("PAL730", """\
+def fill_kernel(o_hbm, buf, sem):
+    buf[...] = jnp.ones((8, 128), jnp.float32)
+    pltpu.async_copy(buf, o_hbm.at[2:6], sem).wait()  # here
+
+
+def fill():
+    return pl.pallas_call(
+        fill_kernel,
+        out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32),
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA(())],
+    )()
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(fill).trace().lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
+    "dma_writeback_eight_rows_of_output": (None, """\
+def fill_kernel(o_hbm, buf, sem):
+    buf[...] = jnp.ones((8, 128), jnp.float32)
+    pltpu.async_copy(buf, o_hbm.at[2:10], sem).wait()
+
+
+def fill():
+    return pl.pallas_call(
+        fill_kernel,
+        out_shape=jax.ShapeDtypeStruct((16, 128), jnp.float32),
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA(())],
+    )()
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(fill).trace().lower(lowering_platforms=("tpu",))
+
+
+main()
+"""),
 }
 
 QUIET = {
@@ -352,6 +542,75 @@ def scale(x):
         compiler_params=pltpu.CompilerParams(dimension_semantics=(pltpu.CORE_PARALLEL,)),
     )(x)
 """,
+    # PAL730: int32 into uint32 verifies (Mosaic's integer memrefs are signless; lowered).
+    "dma_int32_into_uint32_signless": """\
+def first_kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[0, pl.ds(0, 8)], buf, sem)
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...]
+
+
+def first(x):
+    return pl.pallas_call(
+        first_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.uint32), pltpu.SemaphoreType.DMA(())],
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(first).trace(jax.ShapeDtypeStruct((2, 8, 128), jnp.int32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+""",
+    # PAL730: the operand's shape is not written anywhere: quiet.
+    "dma_operand_shape_unknown": """\
+def copy_kernel(x_hbm, o_ref, buf, sem):
+    pltpu.async_copy(x_hbm, buf, sem).wait()
+    o_ref[...] = buf[...]
+
+
+def copy(x):
+    return pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA(())],
+    )(x)
+""",
+    # PAL730: emit_pipeline hands its body block windows, not the Refs the call passes (lowered).
+    "dma_in_emit_pipeline_body": """\
+def outer_kernel(x_hbm, o_hbm):
+    @functools.partial(pltpu.emit_pipeline, grid=(4,),
+                       in_specs=pl.BlockSpec((8, 128), lambda i: (0, i)),
+                       out_specs=pl.BlockSpec((8, 512), lambda i: (0, 0), memory_space=pltpu.HBM))
+    def pipeline(x_ref, o_ref):
+        i = pl.program_id(0)
+        pltpu.sync_copy(x_ref, o_ref.at[:, pl.ds(i * 128, 128)])
+
+    pipeline(x_hbm, o_hbm)
+
+
+def outer(x):
+    return pl.pallas_call(
+        outer_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 512), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pltpu.HBM)],
+        out_specs=pl.BlockSpec(memory_space=pltpu.HBM),
+    )(x)
+
+
+def main():
+    with use_abstract_mesh(TPU):
+        jax.jit(outer).trace(jax.ShapeDtypeStruct((8, 512), jnp.int32)).lower(lowering_platforms=("tpu",))
+
+
+main()
+""",
 }
 
 
@@ -443,3 +702,22 @@ def test_explain_the_semaphore_shape_message() -> None:
     for text in ("ValueError: Cannot signal on a non-()-shaped semaphore: (2,)",
                  "ValueError: Cannot wait on a non-()-shaped semaphore: (2, 2)"):
         assert [r.slug for r, _ in default_store().match(text)][:1] == ["semaphore-not-scalar"]
+
+
+def test_dma_mismatch_message_says_both_ends() -> None:
+    finding = _one("dma_f32_rows_into_bf16_buffer", "PAL730")
+    assert "copies float32 `x_hbm` into bfloat16 `buf`" in finding.message
+    assert "'tpu.enqueue_dma' op DMA source and target element type mismatch" in finding.message
+    shaped = _one("dma_int_index_then_half_rows", "PAL730")
+    assert "a (4, 128) window of `x_hbm` into a (8, 128) window of `buf`" in shaped.message
+    assert any("where the target `buf` is declared" in r.message for r in shaped.related)
+
+
+def test_explain_the_dma_mismatch_messages() -> None:
+    """The two wordings the chip printed (corpus-tpu labels dma__dtype_mismatch, dma__shape_mismatch)."""
+    from pallas_lsp.records import default_store
+
+    prefix = ("VerificationError: Pallas encountered an internal verification error. Please file a bug at "
+              "https://github.com/jax-ml/jax/issues/new/choose. Error details: 'tpu.enqueue_dma' op ")
+    for tail in ("DMA source and target element type mismatch", "DMA source and target shape mismatch."):
+        assert [r.slug for r, _ in default_store().match(prefix + tail)][:1] == ["tpu-dma-mismatch"]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from . import api
 from .evaluate import CallVal, Evaluator, Order
-from .kernel_values import KernelValues, kernel_values
+from .kernel_values import KernelValues, RefFact, kernel_values
+from .ref_access import Index, RefAccess, RefAccesses
 from .scopes import Scope
 from .shapes import dimension, shape_literal
 
@@ -200,4 +201,102 @@ class KernelSemaphores:
         return False
 
 
-__all__ = ["COPY_APIS", "KernelSemaphores", "SEMAPHORE_TYPES", "Semaphore", "SemaphoreView", "semaphore_allocation"]
+# -- the two ends of a DMA ---------------------------------------------------------------------
+# The copies Mosaic lowers to one ``tpu.enqueue_dma`` per source/target pair, and where the two
+# Refs are passed (positions, keywords).
+DMA_ENDS = {f"{api.PLTPU}.make_async_copy": ((0, "src_ref"), (1, "dst_ref")),
+            f"{api.PLTPU}.async_copy": ((0, "src_ref"), (1, "dst_ref")),
+            f"{api.PLTPU}.sync_copy": ((0, "src_ref"), (1, "dst_ref"))}
+
+
+@dataclass(frozen=True)
+class DmaEnd:
+    """The source or the target of a DMA: the kernel Ref it is (``param``, what the code says of
+    it in ``fact``), and the element type and shape of the window the ``.at[...]`` views written
+    on it leave, which is what ``tpu.enqueue_dma`` is given (None: not known)."""
+
+    param: str
+    fact: RefFact
+    dtype: str | None
+    shape: tuple[int, ...] | None
+
+
+def dma_end(accesses: RefAccesses, access: RefAccess) -> DmaEnd:
+    """What one DMA operand access (``RefAccess`` of kind "dma") names."""
+    shape = access.fact.shape
+    for view in access.views:
+        if shape is None:
+            break
+        shape = view_shape(accesses, access, tuple(shape), view)
+    return DmaEnd(access.param, access.fact, access.fact.dtype, tuple(shape) if shape is not None else None)
+
+
+def view_shape(accesses: RefAccesses, access: RefAccess, shape: tuple[int, ...],
+               view: Index | None) -> tuple[int, ...] | None:
+    """The shape of ``ref.at[view]`` for a Ref of ``shape``, as Pallas's ``NDIndexer`` makes it:
+    ``...`` and missing trailing entries keep dims whole, a slice or ``pl.ds`` keeps its size, a
+    scalar index drops its dim. None where an entry's size (or whether it is a scalar) is not
+    spelled out, or a stride is not 1 (a strided view fails before the DMA is verified)."""
+    if view is None:
+        return None
+    ellipses = [i for i, e in enumerate(view) if e.kind == "all"]
+    if len(ellipses) > 1 or len(view) - len(ellipses) > len(shape):
+        return None
+    if ellipses:
+        at = ellipses[0]
+        kept = len(shape) - (len(view) - 1)
+        dims = list(range(at)) + list(range(at + kept, len(shape)))
+        entries = list(view[:at]) + list(view[at + 1:])
+    else:
+        dims = list(range(len(view)))
+        entries = list(view)
+    out: list[int | None] = list(shape)
+    ev = accesses.ev
+    for dim, entry in zip(dims, entries):
+        size = shape[dim]
+        if entry.kind == "value":
+            if accesses.scalar_kind(entry.node, access.scope, access.frames) not in ("int", "traced"):
+                return None
+            out[dim] = None  # (dropped)
+            continue
+        if entry.stride != 1:
+            return None
+        with ev.within(access.frames):
+            if entry.kind == "ds":
+                got = dimension(ev, entry.size, access.scope) if entry.size is not None else None
+                if got is None or got < 0:
+                    return None
+                out[dim] = got
+                continue
+            node = entry.node
+            if not isinstance(node, ast.Slice):
+                return None
+            lower = dimension(ev, node.lower, access.scope) if node.lower is not None else 0
+            upper = dimension(ev, node.upper, access.scope) if node.upper is not None else size
+        if lower is None or upper is None or not 0 <= lower <= upper <= size:
+            return None  # (negative or clamped bounds: not followed)
+        out[dim] = upper - lower
+    return tuple(d for d in out if d is not None)
+
+
+def dma_ends(accesses: RefAccesses, call: ast.Call, frames) -> tuple[DmaEnd, DmaEnd] | None:
+    """(source, target) of the DMA ``call`` as the kernel reaches it in ``frames``; None when
+    either is not surely one kernel Ref."""
+    ends: dict[int, RefAccess] = {}
+    for a in accesses:
+        if a.kind == "dma" and a.frames == frames:
+            ends[id(a.node)] = a
+    picked = []
+    for position, keyword in ((0, "src_ref"), (1, "dst_ref")):
+        node = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if node is None and len(call.args) > position:
+            node = call.args[position]
+        access = ends.get(id(node)) if node is not None else None
+        if access is None:
+            return None
+        picked.append(dma_end(accesses, access))
+    return picked[0], picked[1]
+
+
+__all__ = ["COPY_APIS", "DMA_ENDS", "DmaEnd", "KernelSemaphores", "SEMAPHORE_TYPES", "Semaphore", "SemaphoreView",
+           "dma_end", "dma_ends", "semaphore_allocation", "view_shape"]

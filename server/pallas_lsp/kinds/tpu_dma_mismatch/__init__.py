@@ -1,0 +1,1 @@
+"""PAL730: a kind with a Python rule (rule.py)."""

@@ -1,0 +1,33 @@
+# pallas-lsp example: valid
+# note: int8 HBM codes copied into a uint8 VMEM scratch: Mosaic's integer memrefs are signless (both i8), so the DMA verifies (the bytes are reinterpreted, not converted).
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.sharding import AbstractDevice, AbstractMesh, AxisType, use_abstract_mesh
+
+
+def codes_kernel(codes_hbm, o_ref, staging):
+    pltpu.sync_copy(codes_hbm, staging)
+    o_ref[...] = staging[...].astype(jnp.int32)
+
+
+def decode(codes):
+    return pl.pallas_call(
+        codes_kernel,
+        out_shape=jax.ShapeDtypeStruct((32, 128), jnp.int32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((32, 128), jnp.uint8)],
+    )(codes)
+
+
+def main():
+    mesh = AbstractMesh((1,), ("d",), (AxisType.Explicit,),
+                        abstract_device=AbstractDevice(device_kind="TPU v5 lite", num_cores=1, platform="tpu"))
+    with use_abstract_mesh(mesh):
+        jax.jit(decode).trace(jax.ShapeDtypeStruct((32, 128), jnp.int8)).lower(lowering_platforms=("tpu",))
+    print("lowered")
+
+
+if __name__ == "__main__":
+    main()
