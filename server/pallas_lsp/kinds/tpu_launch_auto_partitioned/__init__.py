@@ -1,0 +1,1 @@
+"""PAL500: a kind with a Python rule (rule.py)."""
