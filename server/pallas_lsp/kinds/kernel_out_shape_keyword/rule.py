@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import ast
+import json
+from functools import lru_cache
+from importlib import resources
 
 from ...analysis import api
 from ...analysis.contexts import Mode
@@ -9,18 +12,27 @@ from ...analysis.findings import Fix, Related, TextEdit
 from ...analysis.module import Span
 from ...analysis.rule_api import Hit, Report
 from ...analysis.scopes import Scope
+from ...lowering import PINNED_RELEASE
 from ...rules.base import PythonRule
+
+# What each API raises for out_shape=. Which releases raise it is the record's wordings (each run
+# under that release): plgpu.kernel took out_shape= as a deprecated alias of out_type= until
+# 0.10.2, pl.kernel named its parameter out_shape until 0.9.2.
+MESSAGE_OF = {api.PL_KERNEL: "kernel() got an unexpected keyword argument 'out_shape'",
+              api.PLGPU_KERNEL: "Mesh.__init__() got an unexpected keyword argument 'out_shape'"}
 
 
 class KernelOutShapeKeyword(PythonRule):
-    """`pl.kernel` / `plgpu.kernel` is given `out_shape=`; in jax 0.12 they take `out_type=`.
+    """`pl.kernel` / `plgpu.kernel` is given `out_shape=`; they take `out_type=`.
 
     `pl.kernel(body, out_type=..., mesh=...)` and `plgpu.kernel(body, out_type=..., ...)` name
-    their outputs `out_type`. `out_shape=` is not one of `pl.kernel`'s parameters (`TypeError:
-    kernel() got an unexpected keyword argument 'out_shape'`); `plgpu.kernel` passes unknown
-    keywords to its `plgpu.Mesh` (`TypeError: Mesh.__init__() got an unexpected keyword
-    argument 'out_shape'`, jax/_src/pallas/mosaic_gpu/core.py). Either is raised when the launch
-    is built, in every mode. Rename the keyword to `out_type=`.
+    their outputs `out_type`. From jax 0.10.2 `out_shape=` is not one of `pl.kernel`'s
+    parameters (`TypeError: kernel() got an unexpected keyword argument 'out_shape'`); from
+    0.11.2 `plgpu.kernel` passes unknown keywords to its `plgpu.Mesh` (`TypeError:
+    Mesh.__init__() got an unexpected keyword argument 'out_shape'`,
+    jax/_src/pallas/mosaic_gpu/core.py), where 0.10.2's still took `out_shape=` as a deprecated
+    alias. Either is raised when the launch is built, in every mode. Quiet under a release that
+    takes the keyword. Rename the keyword to `out_type=`.
     """
 
     code = "PAL611"
@@ -39,13 +51,14 @@ class KernelOutShapeKeyword(PythonRule):
         keyword = _out_shape_keyword(hit)
         if keyword is None:
             return None
+        message = MESSAGE_OF[hit.launch.api.name]
+        release = hit.release.version or PINNED_RELEASE
+        if release not in _raising_releases().get(message, ()):
+            return None  # (this release's API still takes out_shape=)
         node, scope = keyword
         short = hit.launch.api.short
-        error = ("TypeError: Mesh.__init__() got an unexpected keyword argument 'out_shape'"
-                 if hit.launch.api.name == api.PLGPU_KERNEL
-                 else "TypeError: kernel() got an unexpected keyword argument 'out_shape'")
         related = (Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope), f"the `{short}` launch"),)
-        return Report(error, f"`{short}` takes `out_type=`, not `out_shape=` (jax 0.12)",
+        return Report(f"TypeError: {message}", f"`{short}` takes `out_type=`, not `out_shape=` (jax {release})",
                       span=hit.span_of(node, scope), key=("out_shape", id(node)), related=related)
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
@@ -54,9 +67,16 @@ class KernelOutShapeKeyword(PythonRule):
             return []
         span = hit.span_of(*keyword)
         name = Span(span.line, span.col, span.line, span.col + len("out_shape"))
-        # (safe: the same outputs, under the name jax 0.12 reads them by)
+        # (safe: the same outputs, under the name the release reads them by)
         return [Fix("Rename `out_shape=` to `out_type=`", (TextEdit(name, "out_type"),), preferred=True,
                     safe=True)]
+
+
+@lru_cache(maxsize=1)
+def _raising_releases() -> dict[str, frozenset[str]]:
+    """Message -> the releases that print it, from this kind's record."""
+    record = json.loads((resources.files(__package__) / "record.json").read_text("utf-8"))["record"]
+    return {w["message"]: frozenset(w["releases"]) for w in record.get("wordings", ())}
 
 
 def _out_shape_keyword(hit: Hit) -> tuple[ast.keyword, Scope] | None:
