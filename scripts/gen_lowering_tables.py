@@ -157,15 +157,20 @@ def release_facts() -> dict:
     facts: dict = {}
     # A GPU pl.pallas_call without compiler params: jax_pallas_use_mosaic_gpu (where the
     # release has it) chooses Mosaic GPU over Triton; without the flag it lowers through Triton.
+    # 0.10 defines the flag in jax._src.config; 0.8 and 0.9 in jax._src.pallas.pallas_call
+    # (imported by backend_tables), which only jax's registry of flags lists.
     flag = getattr(config, "jax_pallas_use_mosaic_gpu", None)
+    where = "jax._src.config.jax_pallas_use_mosaic_gpu"
+    if flag is None:
+        flag = getattr(config.config, "_value_holders", {}).get("jax_pallas_use_mosaic_gpu")
+        where = "the jax_pallas_use_mosaic_gpu flag (jax._src.pallas.pallas_call)"
     if flag is None:
         facts["gpu_pallas_call_default"] = {
             "backend": "triton", "how": "jax._src.config has no jax_pallas_use_mosaic_gpu"}
     else:
         facts["gpu_pallas_call_default"] = {
             "backend": "mosaic_gpu" if flag.value else "triton",
-            "how": (f"jax._src.config.jax_pallas_use_mosaic_gpu defaults to {bool(flag.value)} "
-                    "(JAX_PALLAS_USE_MOSAIC_GPU unset)")}
+            "how": f"{where} defaults to {bool(flag.value)} (JAX_PALLAS_USE_MOSAIC_GPU unset)"}
     try:
         from jax.experimental.pallas import mosaic_gpu as plgpu
         semantics = plgpu.CompilerParams().lowering_semantics

@@ -23,10 +23,10 @@ CORPORA = ("corpus", "corpus-wave2", "corpus-prims", "corpus-structure")
 # Differences the knowledge does not hold yet (docs/releases.md, "Results"): strict, so each
 # fails loudly once fixed.
 KNOWN_GAPS = {
-    ("corpus-prims", "0.10.2"): "0.10.2's Mosaic GPU lowering has no rule for concatenate (Lane semantics, "
-                                "3 cases), its lowering table says it has",
-    ("corpus-structure", "0.10.2"): "0.10.2's plgpu.kernel still takes out_shape= (kernel-out-shape-keyword "
-                                    "raises only for pl.kernel there): no per-API release fact yet",
+    ("corpus-structure", "0.10.2"): "triton_pow2_whole_array_100: a plain GPU pallas_call lowers through Mosaic "
+                                    "GPU (Lane) in 0.10.2, whose copy of 400 bytes is not a multiple of 128 "
+                                    "(mgpu-copy-bytes-not-warpgroup-multiple, which PAL311 claims only for "
+                                    "plgpu.kernel copies)",
 }
 
 

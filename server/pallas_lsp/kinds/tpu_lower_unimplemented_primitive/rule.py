@@ -84,6 +84,11 @@ class _Array:
 ARRAY = _Array()
 
 
+class _Display(tuple):
+    """A list or tuple written out whose items are not all constants (``[x, y]`` of arrays): the
+    tables' "tuple" kind (``jnp.concatenate([x, y])``), not a Python constant."""
+
+
 def _value_kind(hit: Hit, node: ast.AST, depth: int = 0, scope=None):
     """What an argument is, as the tables' facts say it: a literal, ARRAY (a Ref read
     ``x_ref[...]``, a jnp/lax result, arithmetic on those), or UNKNOWN (a kernel parameter: a
@@ -100,6 +105,8 @@ def _value_kind(hit: Hit, node: ast.AST, depth: int = 0, scope=None):
             return c.value
     if depth > 4:
         return UNKNOWN
+    if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return _Display()  # (a sequence whatever its items are: fact_value makes it "tuple")
     if isinstance(node, ast.Subscript):
         return ARRAY  # (reading a Ref or indexing an array gives an array)
     if isinstance(node, ast.Call):
@@ -337,7 +344,7 @@ def _call_emits(hit: Hit) -> frozenset[str] | None:
         return None
     facts, positional = got
     if not hit.api.startswith(".") and positional \
-            and all(v is not UNKNOWN and not isinstance(v, _Array) for v in positional):
+            and all(v is not UNKNOWN and not isinstance(v, (_Array, _Display)) for v in positional):
         return None  # (Python constants only: jnp.array(42) is a constant, no primitive is traced)
     t = _tables(hit)
     # Keywords the tables never traced a variant on did not change what was traced: left out
