@@ -23,8 +23,8 @@ def launch(x):
         clamp_kernel,
         out_shape=jax.ShapeDtypeStruct((N,), jnp.int8),
         grid=(N // CHUNK,),
-        in_specs=[chunk_spec(CHUNK)],
-        out_specs=chunk_spec(CHUNK),
+        in_specs=[chunk_spec(CHUNK)],  # DECOY
+        out_specs=chunk_spec(CHUNK),  # DECOY
         interpret=INTERPRET,
     )(x)
 
