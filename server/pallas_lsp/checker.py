@@ -171,13 +171,13 @@ class Checker:
             return self._analyse_in(path, cfg)
         result = self.engine.analyse(text, path, select=cfg.select, ignore=cfg.ignore,
                                      backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
-                                     release=self._release(cfg))
+                                     assume_compiled=cfg.assume_compiled, release=self._release(cfg))
         return self._claimed(result.findings, cfg)
 
     def _analyse_in(self, path: str, cfg: Config) -> list[Finding]:
         result = self.engine.analyse_in(self.program, path, select=cfg.select, ignore=cfg.ignore,
                                         backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
-                                        release=self._release(cfg))
+                                        assume_compiled=cfg.assume_compiled, release=self._release(cfg))
         # One finding per failing construct: the reminders at launches in other modules are for editors.
         # (Claimed before the cache keeps them: its entries are keyed by the settings, generation included.)
         return self._claimed([f for f in result.findings if not f.secondary], cfg)
@@ -296,6 +296,22 @@ class Checker:
             return [unread_finding(path, exc)]
         return self.check_text(text, str(path), self.config_for(path))
 
+
+    def analysis_of(self, path: Path, cfg: Config):
+        """The analysis of one file (not a notebook) as ``check`` makes it, uncached: for what
+        is worked out from its launches after the findings (``pallas-lsp launches``); None for
+        a module that cannot concern Pallas. Raises FileReadError/SourceDecodeError for a file
+        that cannot be read."""
+        text = read_source(path, self.max_file_bytes, self.engine.caches.disk)
+        if not self._concerns_pallas(text, str(path)):
+            return None
+        if self.program is not None:
+            return self.engine.analyse_in(self.program, str(path), select=cfg.select, ignore=cfg.ignore,
+                                          backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
+                                          assume_compiled=cfg.assume_compiled, release=self._release(cfg))
+        return self.engine.analyse(text, str(path), select=cfg.select, ignore=cfg.ignore,
+                                   backends=cfg.backends or (), assume_interpret=cfg.assume_interpret,
+                                   assume_compiled=cfg.assume_compiled, release=self._release(cfg))
 
     def check_notebook(self, path: Path) -> list[Finding]:
         """A notebook's code cells analysed as one module; findings in cell coordinates

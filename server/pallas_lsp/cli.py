@@ -77,6 +77,65 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_DEFAULT_JOBS))
 
 
+def cmd_launches(args: argparse.Namespace) -> int:
+    """``pallas-lsp launches``: each launch of the files with its context, backend, grid and
+    memory budget (analysis/launch_report.py); JSON has the fields the editor's hint shows."""
+    from .analysis.launch_report import budget_hint, launch_reports
+    from .analysis.program import workspace_root
+    from .checker import Checker, discover
+    from .config import BACKENDS, Config
+    from .files import FileReadError, SourceDecodeError
+    from .notebooks import is_notebook
+    from .rules import default_engine
+
+    for raw in args.paths:
+        if not os.path.exists(raw):
+            _warn(f"no such file or directory: {raw}")
+            return 2
+    backends = None
+    if args.backends is not None:
+        backends = _split([args.backends]) or ()
+        wrong = [b for b in backends if b not in BACKENDS]
+        if wrong:
+            _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
+            return 2
+    if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
+        return 2
+    base = Config(backends=backends, jax_version=args.jax_version,
+                  jax_version_from="--jax-version" if args.jax_version else None,
+                  tpu_generation=args.tpu_generation,
+                  tpu_generation_from="--tpu-generation" if args.tpu_generation else None)
+    checker = Checker(default_engine(), base, use_file_config=not args.no_config)
+    checker.root = workspace_root(args.paths)
+    checker.workspace(checker.root)
+    rows: list[dict] = []
+    lines: list[str] = []
+    for path in discover(args.paths):
+        if is_notebook(path):
+            continue  # (a notebook's cells are checked by `check`; their launches are not listed)
+        cfg = checker.config_for(path)
+        try:
+            result = checker.analysis_of(path, cfg)
+        except (FileReadError, SourceDecodeError) as exc:
+            _warn(f"{path}: {exc}")
+            continue
+        if result is None:
+            continue
+        for report in launch_reports(result, cfg.tpu_generation):
+            rows.append(report.as_json(str(path)))
+            hint = budget_hint(report)
+            if hint is None and not args.all:
+                continue
+            backend = "/".join(report.backends) or "mode unknown"
+            lines.append(f"{path}:{report.line}: {report.launch.kernel_name} [{backend}] "
+                         f"{hint or 'no memory estimate'}")
+    if args.output_format == "json":
+        print(json.dumps(rows, indent=2))
+    else:
+        print("\n".join(lines) if lines else "No launch with a memory estimate found (--all lists every launch).")
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .checker import Checker, discover
     from .config import Config
@@ -101,9 +160,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
     if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
         return 2
+    if args.assume_interpret and args.assume_compiled:
+        _warn("--assume-interpret and --assume-compiled exclude each other: give one")
+        return 2
     base = Config(select=select, ignore=ignore,
                   records=tuple(str(Path(r).resolve()) for r in args.records or []),
-                  assume_interpret=args.assume_interpret, backends=backends,
+                  assume_interpret=args.assume_interpret, assume_compiled=args.assume_compiled, backends=backends,
                   jax_version=args.jax_version, jax_version_from="--jax-version" if args.jax_version else None,
                   tpu_generation=args.tpu_generation,
                   tpu_generation_from="--tpu-generation" if args.tpu_generation else None)
@@ -503,6 +565,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what would break when debugging on a CPU: analyse compiled launches as if launched "
                         "with interpret=True, TPU interpret params or GPU interpret params (such findings say "
                         "so and carry \"assumed\" in JSON)")
+    c.add_argument("--assume-compiled", choices=["tpu"],
+                   help="will it run on the chip: analyse interpreted launches (interpret=True, TPU interpret "
+                        "params) as if compiled for TPU; such findings say so and carry \"assumed\" in JSON")
     c.add_argument("--jax-version", metavar="VERSION",
                    help="the jax release the code runs on (e.g. 0.10.2): whose lowering tables and GPU defaults "
                         "are used; wins over the `jax-version` setting (default: the jax of the workspace's "
@@ -514,6 +579,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when there are findings (2 still means a usage or internal error)")
     c.set_defaults(func=cmd_check)
+
+    la = sub.add_parser("launches", help="list every launch: its backend, grid and, compiled for TPU, its memory "
+                        "budget (scoped VMEM, SMEM) against the chip's limits")
+    la.add_argument("paths", nargs="*", default=["."])
+    la.add_argument("--output-format", choices=["text", "json"], default="text")
+    la.add_argument("--backends", metavar="LIST", help="as for check: where compiled launches run when the code "
+                    "does not say (tpu, triton, mosaic_gpu)")
+    la.add_argument("--tpu-generation", metavar="GEN", help="the TPU chip whose limits to hold budgets to "
+                    "(default: the `tpu-generation` setting, else v5e, the only one measured)")
+    la.add_argument("--jax-version", metavar="VERSION", help="as for check")
+    la.add_argument("--no-config", action="store_true", help="ignore [tool.pallas-lsp] in pyproject.toml")
+    la.add_argument("--all", action="store_true", help="text output: also launches without a budget")
+    la.set_defaults(func=cmd_launches)
 
     e = sub.add_parser("explain", help="explain a JAX error message or traceback ('-' reads stdin)")
     e.add_argument("text", nargs="+")

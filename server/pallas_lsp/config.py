@@ -54,6 +54,8 @@ class Config:
     backends: tuple[str, ...] | None = None
     # ``check --assume-interpret``: analyse compiled launches as if launched in this interpret mode.
     assume_interpret: str | None = None
+    # ``check --assume-compiled``: analyse interpreted launches as if compiled for this backend ("tpu").
+    assume_compiled: str | None = None
     what_if: bool | None = None  # ``what-if = false``: no interpret-readiness lens or action (None: not set)
     # ``cache-dir``: where ``check`` keeps its cache, as written (relative to the pyproject's
     # folder); :func:`cache_folder` checks it stays inside.
@@ -78,6 +80,7 @@ class Config:
             project_records=self.project_records,
             backends=self.backends if self.backends is not None else other.backends,
             assume_interpret=self.assume_interpret or other.assume_interpret,
+            assume_compiled=self.assume_compiled or other.assume_compiled,
             what_if=self.what_if if self.what_if is not None else other.what_if,
             cache_dir=self.cache_dir if self.cache_dir is not None else other.cache_dir,
             jax_version=self.jax_version if self.jax_version is not None else other.jax_version,

@@ -33,22 +33,54 @@ def fitting_modes(launch: Launch) -> tuple[str, ...]:
     return tuple(out)
 
 
+# The other way round (``--assume-compiled tpu``): an interpreted launch meant for a TPU, and
+# what the chip would reject once it is compiled. Its key among the what-if analyses.
+COMPILED_TPU = "compiled:tpu"
+_TPU_API = "jax.experimental.pallas.tpu"
+
+
+def compiled_modes(launch: Launch, text: str, backends: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """``(COMPILED_TPU,)`` for an interpreted launch meant for a TPU (TPU interpret params, or
+    ``interpret=True`` in a module that imports Pallas's TPU API or ships to TPUs by the
+    ``backends`` setting); () otherwise (compiled already, or meant for a GPU)."""
+    modes = {c.mode for c in launch.contexts}
+    if not modes or not modes <= {Mode.INTERPRET, Mode.TPU_INTERPRET}:
+        return ()
+    if Mode.TPU_INTERPRET in modes or "tpu" in backends or _imports_tpu_api(text):
+        return (COMPILED_TPU,)
+    return ()
+
+
+def _imports_tpu_api(text: str) -> bool:
+    from .analysis.import_scan import scan_imports
+
+    for fact in scan_imports(text):
+        if fact.is_from and fact.module == "jax.experimental.pallas" and any(n == "tpu" for n, _ in fact.names):
+            return True
+        if (fact.module or "").startswith(_TPU_API) or any(n.startswith(_TPU_API) for n, _ in fact.names):
+            return True
+    return False
+
+
 def blockers(assumed: AnalysisResult, launch: Launch) -> list[Finding]:
     """The what-if findings (``assumed``: the same text analysed with ``assume_interpret``) of
     this launch, in text order."""
     return [f for f in assumed.findings if f.extra.get("assumed") and f.launch_line == launch.line]
 
 
-def blocker_summary(found: list[Finding], mode: str) -> str:
-    """``GPU interpret: ready`` or ``GPU interpret: 2 blockers (get_global line 12, ...)``."""
-    label = MODE_LABEL[mode]
+def blocker_summary(found: list[Finding], mode: str, generation: str | None = None) -> str:
+    """``GPU interpret: ready`` or ``GPU interpret: 2 blockers (get_global line 12, ...)``; for
+    the compiled what-if ``TPU v5e compiled: ...`` (v5e: the chip the chip-only kinds were seen
+    on, when the settings name none)."""
+    label = f"TPU {generation or 'v5e'} compiled" if mode == COMPILED_TPU else MODE_LABEL[mode]
     if not found:
         return f"{label}: ready"
     names = []
     for f in found[:3]:
-        head = f.message.split("): ", 1)[-1]
-        what = head.split("`")[1] if head.count("`") >= 2 else f.code
-        names.append(f"{what.split('.')[-1].split('(')[0]} line {f.span.line}")
+        # (the construct the headline names, else the kind: the headline ends where the context begins)
+        head = f.message.split("): ", 1)[-1].split(": kernel `", 1)[0]
+        what = head.split("`")[1].split("(")[0].split(".")[-1] if head.count("`") >= 2 else f.rule
+        names.append(f"{what} line {f.span.line}")
     more = f", +{len(found) - 3}" if len(found) > 3 else ""
     return f"{label}: {len(found)} blocker{'s' if len(found) != 1 else ''} ({', '.join(names)}{more})"
 

@@ -126,3 +126,39 @@ async def test_tpu_setter_quick_fix_through_the_server(vscode):
 
     change(vscode, uri, 2, None, fixed)
     assert await diagnostics(vscode, uri, 2) == []
+
+
+# The other way round: interpreted TPU launches (debugged on a laptop) and what the chip would
+# reject once compiled (--assume-compiled tpu). The int8 matmul into float32 is what a TPU v5e
+# refused (tests/data/chip/labels.json, corpus-tpu's matmul__int8_f32_acc.py); the (8, 100) block
+# is what JAX's TPU lowering refuses (the oracle lowers it for tpu on a CPU).
+COMPILED_TPU = (DATA / "what_if" / "compiled_tpu_kernel.py").read_text()
+
+
+@pytest.mark.asyncio
+async def test_compiled_lens_lists_what_the_chip_would_reject(vscode):
+    uri = "file:///tmp/compiled_tpu_kernel.py"
+    open_doc(vscode, uri, COMPILED_TPU)
+    assert await diagnostics(vscode, uri, 1) == []  # interpreted: nothing fails as written
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    compiled = {(lens.range.start.line, lens.command.title) for lens in lenses
+                if lens.command.title.startswith("TPU v5e compiled")}
+    assert compiled == {(11, "TPU v5e compiled: 1 blocker (dot line 8)"),
+                        (23, "TPU v5e compiled: 1 blocker (tpu-block-tiling line 28)"),
+                        (38, "TPU v5e compiled: ready")}, compiled
+    blocker = next(lens for lens in lenses if lens.command.title.startswith("TPU v5e compiled: 1 blocker (dot"))
+    (loc,) = blocker.command.arguments[2]
+    assert loc["range"]["start"]["line"] == 7
+
+
+@pytest.mark.asyncio
+async def test_compiled_lens_says_the_generation_chosen(vscode):
+    vscode.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"pallasLsp": {"tpuGeneration": "v6e"}}))
+    uri = "file:///tmp/compiled_tpu_v6e.py"
+    open_doc(vscode, uri, COMPILED_TPU)
+    await diagnostics(vscode, uri, 1)
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    titles = {lens.command.title for lens in lenses if lens.command.title.startswith("TPU v6e compiled")}
+    # Nobody ran the int8 matmul on a v6e: nothing is claimed there; JAX's own lowering check holds.
+    assert titles == {"TPU v6e compiled: ready", "TPU v6e compiled: 1 blocker (tpu-block-tiling line 28)"}, titles

@@ -128,11 +128,15 @@ def _moved(launch: Launch, layout: Layout, index: ModuleIndex) -> Launch:
 
 
 class AnalysisResult:
-    def __init__(self, path: str | None, findings: list[Finding], launches: LaunchList, index: ModuleIndex) -> None:
+    def __init__(self, path: str | None, findings: list[Finding], launches: LaunchList, index: ModuleIndex,
+                 evaluator: Evaluator | None = None) -> None:
         self.path = path
         self.findings = findings
         self.index = index
         self._launches = launches
+        # The evaluator the rules read this text with (its cross-module facts too), for facts
+        # worked out only when asked (analysis/launch_report.py).
+        self.evaluator = evaluator
 
     @property
     def launches(self) -> list[Launch]:
@@ -160,7 +164,11 @@ def describe_context(ctx: Context, launch_path: str | None = None, home: str | N
         where = f" (line {line})"
     how = ctx.decided_by
     caller = ctx.caller if ctx.caller and ctx.caller != "module level" else ""
-    if ctx.assumed:
+    if ctx.assumed in ASSUMED_COMPILED:
+        written = ctx.evidence[0].note.split("; written: ", 1)[-1] if ctx.evidence else "launched otherwise"
+        text = (f"assumed to be compiled for {ASSUMED_COMPILED[ctx.assumed]} (--assume-compiled "
+                f"{ctx.assumed.split(':', 1)[1]}; the code has it {written})")
+    elif ctx.assumed:
         text = (f"assumed to be launched with {ASSUMED_WORDS[ctx.assumed]} (--assume-interpret {ctx.assumed}; "
                 f"the code compiles it{where})")
     elif ctx.forced:
@@ -220,13 +228,16 @@ class Engine:
 
     def analyse(self, text: str, path: str | None = None, *, select: Iterable[str] | None = None,
                 ignore: Iterable[str] = (), backends: Iterable[str] = (),
-                assume_interpret: str | None = None, release: JaxRelease | None = None) -> AnalysisResult:
+                assume_interpret: str | None = None, release: JaxRelease | None = None,
+                assume_compiled: str | None = None) -> AnalysisResult:
         """One module on its own. ``backends``: the accelerators the code ships to (the
         ``backends`` setting), for compiled launches whose backend the code does not say.
         ``assume_interpret`` ("true", "tpu", "gpu"): analyse compiled launches as if launched in
-        that interpret mode (what would break when debugging on a CPU)."""
+        that interpret mode (what would break when debugging on a CPU). ``assume_compiled``
+        ("tpu"): analyse interpreted launches as if compiled for that backend (what the chip
+        would reject)."""
         rules = self._active(select, ignore)
-        ship = ContextOptions.of(backends, assume_interpret, release)
+        ship = ContextOptions.of(backends, assume_interpret, release, assume_compiled)
         if not (self.incremental and path):
             return self._analyse(text, path, rules, None, ship)
         with self._memo_lock:
@@ -242,11 +253,12 @@ class Engine:
         ev = Evaluator(index)
         launches, candidates = self._collect(index, ev, rules, memo, options)
         findings = self._finish(self._merge(candidates, index), index)
-        return AnalysisResult(path, findings, launches, index)
+        return AnalysisResult(path, findings, launches, index, ev)
 
     def analyse_in(self, program, path: str, *, select: Iterable[str] | None = None,
                    ignore: Iterable[str] = (), backends: Iterable[str] = (),
-                   assume_interpret: str | None = None, release: JaxRelease | None = None) -> AnalysisResult:
+                   assume_interpret: str | None = None, release: JaxRelease | None = None,
+                   assume_compiled: str | None = None) -> AnalysisResult:
         """A module as part of the workspace: launches in the modules that import it and in the
         modules it imports are followed too, so a helper open alone shows what reaches it, and a
         test that launches an imported kernel shows where that kernel fails."""
@@ -255,7 +267,7 @@ class Engine:
         path = os.path.abspath(path)
         got = program.load(path)
         if got is None:
-            return self.analyse("", path, select=select, ignore=ignore, release=release)
+            return self.analyse("", path, select=select, ignore=ignore, release=release)  # (no text: no launch)
         index, ev = got
         rules = self._active(select, ignore)
         units = [path]
@@ -274,7 +286,7 @@ class Engine:
                 units.append(p)
         candidates: list[Candidate] = []
         launches = LaunchList([], index)
-        ship = ContextOptions.of(backends, assume_interpret, release)
+        ship = ContextOptions.of(backends, assume_interpret, release, assume_compiled)
         rules_key = rules.key + ship.key
         for unit in units:
             ugot = program.load(unit)
@@ -309,7 +321,7 @@ class Engine:
             if secondary is not None:
                 mine.append(secondary)
         findings = self._finish(mine, index)
-        return AnalysisResult(path, findings, launches, index)
+        return AnalysisResult(path, findings, launches, index, ev)
 
     def _finish(self, findings: list[Finding], index: ModuleIndex) -> list[Finding]:
         findings = findings + [Finding(SYNTAX_CODE, "syntax-error", None, Severity.ERROR,
@@ -566,7 +578,7 @@ class Engine:
             if first.launch_path and first.launch_path != first.path:
                 where = f" (launch at {_rel(first.launch_path, first.path)}:{first.launch.line})"
             assumed = first.context.assumed
-            msg = (f"{'What if (--assume-interpret ' + assumed + '): ' if assumed else ''}"
+            msg = (f"{'What if (' + assumed_flag(assumed) + '): ' if assumed else ''}"
                    f"{first.report.headline}: kernel `{kernel}` is "
                    f"{describe_context(first.context, first.launch_path, first.path)}{where}"
                    f"; JAX raises {first.report.error}")
@@ -646,10 +658,24 @@ class Engine:
 
 BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
 BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
+PLATFORM_OF_MODE = {Mode.TPU: "tpu", Mode.TRITON: "gpu", Mode.MOSAIC_GPU: "gpu"}
 
 
 ASSUMED_MODES = {"true": Mode.INTERPRET, "tpu": Mode.TPU_INTERPRET, "gpu": Mode.GPU_INTERPRET}
 ASSUMED_WORDS = {"true": "interpret=True", "tpu": "TPU interpret params", "gpu": "GPU interpret params"}
+# ``--assume-compiled``: the backends an interpreted launch can be assumed compiled for (a
+# context's ``assumed`` is "compiled:<backend>").
+ASSUMED_COMPILED = {"compiled:tpu": "TPU"}
+# The interpret modes a launch assumed compiled for TPU leaves as they are: GPU interpret params
+# say the code targets a GPU (assuming TPU there would be a port, not a what-if).
+_KEPT_WHEN_COMPILED = frozenset({Mode.GPU_INTERPRET, Mode.TRITON, Mode.MOSAIC_GPU, Mode.TPU})
+
+
+def assumed_flag(assumed: str) -> str:
+    """The option that makes a context assumed: ``--assume-interpret gpu``, ``--assume-compiled tpu``."""
+    if assumed in ASSUMED_COMPILED:
+        return f"--assume-compiled {assumed.split(':', 1)[1]}"
+    return f"--assume-interpret {assumed}"
 
 
 @dataclass(frozen=True)
@@ -660,23 +686,54 @@ class ContextOptions:
     backends: tuple[str, ...] = ()
     assume_interpret: str | None = None
     release: JaxRelease = JaxRelease()  # the jax release the code is checked against
+    assume_compiled: str | None = None  # "tpu": interpreted launches analysed as compiled for it
 
     @staticmethod
     def of(backends: Iterable[str] = (), assume_interpret: str | None = None,
-           release: JaxRelease | None = None) -> "ContextOptions":
+           release: JaxRelease | None = None, assume_compiled: str | None = None) -> "ContextOptions":
         if assume_interpret is not None and assume_interpret not in ASSUMED_MODES:
             raise ValueError(f"assume_interpret must be one of {', '.join(ASSUMED_MODES)}, not {assume_interpret!r}")
-        return ContextOptions(normalise_backends(backends), assume_interpret, release or JaxRelease())
+        if assume_compiled is not None and f"compiled:{assume_compiled}" not in ASSUMED_COMPILED:
+            raise ValueError(f"assume_compiled must be one of "
+                             f"{', '.join(k.split(':')[1] for k in ASSUMED_COMPILED)}, not {assume_compiled!r}")
+        if assume_interpret is not None and assume_compiled is not None:
+            raise ValueError("assume_interpret and assume_compiled exclude each other")
+        return ContextOptions(normalise_backends(backends), assume_interpret, release or JaxRelease(),
+                              assume_compiled)
 
     @property
     def key(self) -> tuple:
         return self.backends + ((f"assume:{self.assume_interpret}",) if self.assume_interpret else ()) \
+            + ((f"assume-compiled:{self.assume_compiled}",) if self.assume_compiled else ()) \
             + ((f"jax:{self.release.version}",) if self.release.version else ())
 
     def apply(self, contexts: list[Context], launch: Launch, resolver: ContextResolver) -> list[Context]:
         if self.assume_interpret is not None:
             return with_assumed_interpret(contexts, launch, self.assume_interpret)
-        return with_backends(contexts, self.backends, launch, resolver)
+        contexts = with_backends(contexts, self.backends, launch, resolver)
+        if self.assume_compiled is not None:
+            return with_assumed_compiled(contexts, launch, self.assume_compiled)
+        return contexts
+
+
+def with_assumed_compiled(contexts: list[Context], launch: Launch, backend: str) -> list[Context]:
+    """Interpreted, unknown and backend-less compiled contexts as one context compiled for
+    ``backend`` ("tpu"); contexts the code already gives a backend (or GPU interpret params)
+    keep theirs. The assumed context's note says how the code launches it."""
+    assumed = f"compiled:{backend}"
+    out: list[Context] = []
+    seen = False
+    for c in contexts:
+        if c.mode in _KEPT_WHEN_COMPILED and not c.cpu_host:
+            out.append(c)
+        elif not seen:
+            seen = True
+            written = describe_context(c)
+            note = (f"assumed: compiled for {ASSUMED_COMPILED[assumed]} (--assume-compiled {backend}); "
+                    f"written: {written}")
+            out.append(Context(Mode.TPU, (Evidence(launch.anchor, note),), assumed=assumed,
+                               via=c.via, kernels=c.kernels, self_class=c.self_class))
+    return out
 
 
 def with_assumed_interpret(contexts: list[Context], launch: Launch, assumed: str) -> list[Context]:
@@ -716,9 +773,15 @@ def with_backends(contexts: list[Context], backends: tuple[str, ...], launch: La
     accelerators = [b for b in backends if b in BACKEND_MODES]
     on_cpu = CPU_BACKEND in backends
     out: list[Context] = []
+    platforms = {PLATFORM_OF_MODE[BACKEND_MODES[b]] for b in accelerators}
     for c in contexts:
         these = [c]
-        if c.mode == Mode.COMPILED and not c.cpu_host and accelerators:
+        # A backend-less compiled launch runs on each accelerator the code ships to; one whose
+        # backend only its params say (a kernel ported from a GPU) on those of another platform
+        # when the setting lists none of its own (the params then fail there).
+        ported = c.from_params and not c.cpu_host and platforms \
+            and PLATFORM_OF_MODE.get(c.mode) not in platforms
+        if (c.mode == Mode.COMPILED or ported) and not c.cpu_host and accelerators:
             these = [replace(c, mode=BACKEND_MODES[b], configured=True,
                              lowering_semantics="warpgroup" if BACKEND_MODES[b] == Mode.MOSAIC_GPU else None)
                      for b in accelerators]

@@ -40,6 +40,12 @@ def dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order = None, d
         a = dimension(ev, node.left, scope, order, depth + 1)
         b = dimension(ev, node.right, scope, order, depth + 1)
         return _FOLD[type(node.op)](a, b) if a is not None and b is not None else None
+    if isinstance(node, ast.Subscript) and depth < _MAX_DEPTH:  # ``BLOCK[0]``, ``x.shape[-1]``
+        i = ev.const(node.slice, scope, order)
+        if isinstance(i, int) and not isinstance(i, bool):
+            seq = shape_literal(ev, node.value, scope, order, depth + 1)
+            if seq is not None and len(seq) > 1 and -len(seq) <= i < len(seq):
+                return seq[i]
     return None
 
 
@@ -55,9 +61,14 @@ def shape_literal(ev: Evaluator, node: ast.AST | None, scope: Scope, order: Orde
     if isinstance(node, ast.Attribute) and node.attr == "shape":
         return array_shape(ev, node.value, scope, order, depth + 1)
     if isinstance(node, (ast.Tuple, ast.List)):
-        dims = [dimension(ev, e, scope, order) for e in node.elts]
+        dims = [dimension(ev, e, scope, order, depth + 1) for e in node.elts]
         return None if any(d is None for d in dims) else tuple(dims)  # type: ignore[arg-type]
-    d = dimension(ev, node, scope, order)
+    if isinstance(node, ast.Name) and depth < _MAX_DEPTH:  # a name bound to a tuple: ``BLOCK = (512, COLS)``
+        v = ev.value(node, scope, order)
+        if isinstance(v, TupleVal):
+            dims = [dimension(ev, *item, depth + 1) for item in v.items]
+            return None if any(d is None for d in dims) else tuple(dims)  # type: ignore[arg-type]
+    d = dimension(ev, node, scope, order, depth)
     return (d,) if d is not None else None
 
 

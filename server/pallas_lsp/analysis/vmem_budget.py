@@ -33,7 +33,7 @@ leaves the launch without an estimate: never a guess.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import api
 from .evaluate import CallVal, Evaluator, Order, TupleVal
@@ -88,6 +88,9 @@ class BudgetPart:
     where: Where | None
     scoped: bool = True  # counted against the scoped VMEM limit (32-bit scratch is not)
     certain: bool = True  # the chip's counting of this kind of part is settled
+    # The shape and dtype of one buffer, as the launch listing shows them (None: not known here).
+    dims: Shape | None = field(default=None, compare=False)
+    dtype: str | None = field(default=None, compare=False)
 
     @property
     def total(self) -> int:
@@ -210,7 +213,8 @@ def launch_budget(ev: Evaluator, launch) -> LaunchBudget | None:
         each = smem_bytes(shape, dtype) if shape is not None and dtype is not None else None
         if each is None:
             return None
-        parts.append(BudgetPart(_name(names, len(parts), f"args[{i}]"), "prefetch", "smem", 1, each, leaf))
+        parts.append(BudgetPart(_name(names, len(parts), f"args[{i}]"), "prefetch", "smem", 1, each, leaf,
+                                dims=shape, dtype=dtype))
     roles = [("in", i, facts[nsp + i], f"args[{nsp + i}]", specs.in_specs) for i in range(len(facts) - nsp)]
     roles += [("out", i, out_facts[i], f"outputs[{i}]" if len(out_facts) > 1 else "outputs", specs.out_specs)
               for i in range(len(out_facts))]
@@ -260,20 +264,24 @@ def _agreed_fact(ev: Evaluator, per_call, i: int) -> tuple[Shape | None, str | N
 
 def _grid_steps(ev: Evaluator, grid: Where | None) -> int | None:
     """The product of the grid's dims (1 with no grid); None where a dim is not known."""
+    dims = grid_dims(ev, grid)
+    if dims is None:
+        return None
+    steps = 1
+    for d in dims:
+        steps *= d
+    return steps
+
+
+def grid_dims(ev: Evaluator, grid: Where | None) -> tuple[int, ...] | None:
+    """The grid's dims (``()`` with no grid); None where a dim is not known."""
     if grid is None:
-        return 1
+        return ()
     node, scope, order = grid
     v = ev.value(node, scope, order)
-    if isinstance(v, TupleVal):
-        steps = 1
-        for item in v.items:
-            d = dimension(ev, *item)
-            if d is None:
-                return None
-            steps *= d
-        return steps
-    d = dimension(ev, node, scope, order)
-    return d
+    items = v.items if isinstance(v, TupleVal) else [(node, scope, order)]
+    dims = [dimension(ev, *item) for item in items]
+    return tuple(d for d in dims if d is not None) if all(d is not None for d in dims) else None
 
 
 def _operand_part(ev: Evaluator, block: TpuBlock | None, shape: Shape | None, dtype: str | None,
@@ -282,10 +290,13 @@ def _operand_part(ev: Evaluator, block: TpuBlock | None, shape: Shape | None, dt
         return None
     space = block.memory_space if block is not None else "default"
     if space in ("any", "hbm"):
-        return BudgetPart(name, role, "hbm", 1, 0, block.where if block is not None else leaf)
+        return BudgetPart(name, role, "hbm", 1, 0, block.where if block is not None else leaf, dims=shape,
+                          dtype=dtype)
     if space == "smem":
         each = smem_bytes(shape, dtype) if shape is not None else None
-        return BudgetPart(name, role, "smem", 1, each, block.where if block else leaf) if each is not None else None
+        if each is None:
+            return None
+        return BudgetPart(name, role, "smem", 1, each, block.where if block else leaf, dims=shape, dtype=dtype)
     if space not in ("default", "vmem"):
         return None
     dims: Shape | None
@@ -310,7 +321,7 @@ def _operand_part(ev: Evaluator, block: TpuBlock | None, shape: Shape | None, dt
     whole = block is None or block.dims is None or (shape is not None and tuple(dims) == tuple(shape))
     certain = not (whole and len(dims) >= 2 and dims[-1] % LANES)
     return BudgetPart(name, role, "vmem", buffers, each, block.where if block is not None else leaf,
-                      certain=certain)
+                      certain=certain, dims=tuple(dims), dtype=dtype)
 
 
 def _has_pipeline_mode(ev: Evaluator, block: TpuBlock) -> bool:
@@ -358,7 +369,7 @@ def _scratch_parts(ev: Evaluator, launch, names: list[str] | None, first: int) -
                 return None  # (8-bit scratch: not measured on a chip)
             scoped = size == 2
         parts.append(BudgetPart(_name(names, first + i, f"scratch[{i}]"), "scratch", space, 1, each, item,
-                                scoped=scoped))
+                                scoped=scoped, dims=shape, dtype=dtype))
     return parts
 
 
@@ -397,7 +408,8 @@ def _matmul_parts(ev: Evaluator, launch) -> tuple[list[BudgetPart], bool]:
         if each is None:
             complete = False
             continue
-        parts.append(BudgetPart(f"matmul {a[0]}x{b[1]}", "temp", "vmem", 1, each, (node, scope, None)))
+        parts.append(BudgetPart(f"matmul {a[0]}x{b[1]}", "temp", "vmem", 1, each, (node, scope, None),
+                                dims=(a[0], b[1]), dtype="float32"))
     return parts, complete
 
 

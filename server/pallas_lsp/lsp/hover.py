@@ -53,6 +53,13 @@ async def hover(session: Session, scheduler: Scheduler, params: lsp.HoverParams)
             loc = locate(launch.anchor.line)
             if loc is None:
                 continue
-            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, launch_hover(a.result, launch)),
-                             to_range(launch.anchor, loc, encoding))
+            md = launch_hover(a.result, launch)
+            if any(c.mode.value == "tpu" for c in launch.contexts):
+                from ..analysis.launch_report import budget_markdown
+
+                report = next((r for r in await scheduler.launch_reports(a) if r.launch is launch), None)
+                memory = budget_markdown(report) if report is not None else None
+                if memory:
+                    md = md.rstrip() + "\n\n" + memory
+            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, md), to_range(launch.anchor, loc, encoding))
     return None

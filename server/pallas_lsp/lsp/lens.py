@@ -43,25 +43,61 @@ async def code_lens(session: Session, scheduler: Scheduler, params: lsp.CodeLens
         lenses.append(lsp.CodeLens(range=rng, command=lsp.Command(
             title=title, command=SHOW_LAUNCH_COMMAND,
             arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
+    lenses += await _budget_lenses(session, scheduler, a, uri)
     if session.settings.what_if and session.config_for(unit).what_if is not False:
         lenses += await _what_if_lenses(session, scheduler, a, uri)
     return lenses
 
 
+async def _budget_lenses(session: Session, scheduler: Scheduler, a: Analysed, uri: str) -> list[lsp.CodeLens]:
+    """On each compiled TPU launch whose memory the analysis can estimate: ``VMEM 12.5 of 16 MiB
+    (v5e): x_ref 2 x 4 MiB, ...``; clicking peeks the parts' declarations."""
+    from ..analysis.launch_report import budget_hint
+    from .convert import to_range
+
+    if not any(c.mode.value == "tpu" for launch in a.result.launches for c in launch.contexts):
+        return []  # (no compiled TPU launch: no work on a worker)
+    out = []
+    index = a.result.index
+    for report in await scheduler.launch_reports(a):
+        title = budget_hint(report)
+        loc = a.locate(report.launch.anchor.line)
+        if title is None or loc is None or loc.doc.uri != uri:
+            continue
+        rng = to_range(report.launch.anchor, loc, session.caps.encoding)
+        chain = []
+        assert report.budget is not None
+        for part in sorted(report.budget.parts, key=lambda p: -p.total):
+            if part.where is None or index.path_of(part.where[1]) not in (None, index.path):
+                continue  # (declared in another module)
+            span = index.span(part.where[0], part.where[1])
+            ploc = a.locate(span.line)
+            if ploc is None or ploc.doc.uri != uri:
+                continue
+            r = to_range(span, ploc, session.caps.encoding)
+            chain.append({"uri": uri, "range": {"start": {"line": r.start.line, "character": r.start.character},
+                                                "end": {"line": r.end.line, "character": r.end.character}}})
+        out.append(lsp.CodeLens(range=rng, command=lsp.Command(
+            title=title, command=SHOW_LAUNCH_COMMAND,
+            arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
+    return out
+
+
 async def _what_if_lenses(session: Session, scheduler: Scheduler, a: Analysed, uri: str) -> list[lsp.CodeLens]:
     """On each compiled launch, for the interpreter that fits it: ``GPU interpret: ready`` or
     ``GPU interpret: 2 blockers (get_global line 12, ...)``; clicking peeks the blockers."""
-    from ..what_if import blocker_summary, blockers, fitting_modes
+    from ..what_if import blocker_summary, blockers, compiled_modes, fitting_modes
     from .convert import to_range
 
     results = await scheduler.what_if_results(a)
+    backends = tuple(session.config_for(a.unit).backends or ())
     out = []
     for launch in a.result.launches:
         loc = a.locate(launch.anchor.line)
         if loc is None or loc.doc.uri != uri:
             continue
         rng = to_range(launch.anchor, loc, session.caps.encoding)
-        for mode in fitting_modes(launch):
+        for mode in fitting_modes(launch) + compiled_modes(launch, a.text, backends):
             result = results.get(mode)
             if result is None:
                 continue
@@ -75,7 +111,7 @@ async def _what_if_lenses(session: Session, scheduler: Scheduler, a: Analysed, u
                         "start": {"line": r.start.line, "character": r.start.character},
                         "end": {"line": r.end.line, "character": r.end.character}}})
             out.append(lsp.CodeLens(range=rng, command=lsp.Command(
-                title=blocker_summary(found, mode), command=SHOW_LAUNCH_COMMAND,
+                title=blocker_summary(found, mode, a.tpu_generation), command=SHOW_LAUNCH_COMMAND,
                 arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
     return out
 

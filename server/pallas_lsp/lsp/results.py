@@ -36,6 +36,9 @@ class Analysed:
     what_if: dict = field(default_factory=dict)  # assumed interpret mode -> its analysis (made on request)
     release: Any = None  # analysis.contexts.JaxRelease the analysis was made for (what-if reuses it)
     release_choice: Any = None  # releases.ReleaseChoice: that release and where it was found (hover)
+    tpu_generation: str | None = None  # the chip whose limits memory budgets are held to (None: v5e's)
+    # analysis.launch_report.LaunchReport per launch (made on request: the lens and the hover)
+    reports: list | None = None
 
     def locate(self, line: int) -> Location | None:
         """Where a line of the analysed (joined) text lives."""
@@ -85,7 +88,8 @@ def _analysed(snap: UnitSnapshot, result: AnalysisResult, partial: bool = False)
     if result.syntax_errors and snap.prev is not None:
         _carry_over(snap.prev, result, snap.text)
     a = Analysed(snap.gen, snap.text, result, snap.slices, snap.docs, snap.unit, partial=partial,
-                 release=snap.release, release_choice=snap.release_choice)
+                 release=snap.release, release_choice=snap.release_choice,
+                 tpu_generation=snap.config.tpu_generation)
     a.diagnostics = diagnostics_of(a, snap.store, snap.caps)
     return a
 

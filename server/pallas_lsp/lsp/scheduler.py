@@ -197,23 +197,51 @@ class Scheduler:
     async def what_if_results(self, a: Analysed) -> dict:
         """The what-if analyses of an analysed text (``assume_interpret``), one per interpret mode
         its compiled launches fit; made on the fast worker when first asked for, kept with it."""
-        from ..what_if import fitting_modes
+        from ..what_if import COMPILED_TPU, compiled_modes, fitting_modes
 
         if a.slices is not None:
             return {}  # (notebooks: not yet)
-        modes = sorted({m for launch in a.result.launches for m in fitting_modes(launch)})
+        backends = tuple(self.session.config_for(a.unit).backends or ())
+        modes = sorted({m for launch in a.result.launches
+                        for m in fitting_modes(launch) + compiled_modes(launch, a.text, backends)})
         todo = [m for m in modes if m not in a.what_if]
         if todo:
             from ..analysis.engine import Engine
 
             batch = Engine(self.session.engine.rules, caches=self.session.caches)  # keeps nothing between requests
             text, path = a.text, uri_to_path(a.unit)
+            from ..chips import ChipClaims
+
+            claims, generation = ChipClaims.of(self.session.store(a.unit).records), a.tpu_generation
+
+            def one(mode: str):
+                if mode != COMPILED_TPU:
+                    return batch.analyse(text, path, assume_interpret=mode, release=a.release)
+                got = batch.analyse(text, path, assume_compiled="tpu", backends=backends, release=a.release)
+                got.findings = claims.claimed(got.findings, generation)  # (chip-only kinds: for the chip chosen)
+                return got
 
             def work() -> dict:
-                return {m: batch.analyse(text, path, assume_interpret=m, release=a.release) for m in todo}
+                return {m: one(m) for m in todo}
 
             a.what_if.update(await self.worker.submit(work))
         return a.what_if
+
+    async def launch_reports(self, a: Analysed) -> list:
+        """Each launch's backend, grid and memory budget (analysis/launch_report.py), worked out
+        when first asked for and kept with the analysis: on the worker that owns the evaluator
+        the analysis read with (the workspace's, for a workspace-wide analysis)."""
+        if a.reports is None:
+            from ..analysis.launch_report import launch_reports
+
+            result, generation = a.result, a.tpu_generation
+
+            def work() -> list:
+                return launch_reports(result, generation)
+
+            in_workspace = getattr(result.evaluator, "program", None) is not None
+            a.reports = await (self.submit_workspace(work) if in_workspace else self.worker.submit(work))
+        return a.reports
 
     # --- what changed, and who is told ------------------------------------------------------
     def changed(self, unit: str) -> None:
