@@ -304,6 +304,56 @@ with use_abstract_mesh(TPU):
                              jax.ShapeDtypeStruct((512, 256), jnp.float32)).lower(lowering_platforms=("tpu",))
 print("lowered")
 """),
+    # PAL641: the 1-D block size is a jit static argument left at its default (128) by the one call;
+    # bfloat16's 1-D tile is 256 (raised under jax 0.10.2 and 0.12.0.1).
+    "one_d_static_default_chunk_bf16": ("PAL641", """\
+def relu_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0)
+
+
+@functools.partial(jax.jit, static_argnames=("chunk",))
+def relu(x, chunk=128):
+    return pl.pallas_call(
+        relu_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // chunk,),
+        in_specs=[pl.BlockSpec((chunk,), lambda i: (i,))],  # here
+        out_specs=pl.BlockSpec((chunk,), lambda i: (i,)),
+    )(x)
+
+
+def apply(x):
+    return relu(x)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(apply).trace(jax.ShapeDtypeStruct((2048,), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
+    "one_d_static_chunk_256_passed": (None, """\
+def relu_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0)
+
+
+@functools.partial(jax.jit, static_argnames=("chunk",))
+def relu(x, chunk=128):
+    return pl.pallas_call(
+        relu_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // chunk,),
+        in_specs=[pl.BlockSpec((chunk,), lambda i: (i,))],
+        out_specs=pl.BlockSpec((chunk,), lambda i: (i,)),
+    )(x)
+
+
+def apply(x):
+    return relu(x, chunk=256)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(apply).trace(jax.ShapeDtypeStruct((2048,), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+print("lowered")
+"""),
 }
 
 # Programs where the tiling is not checked or not known: the rule must stay quiet.
@@ -433,6 +483,37 @@ def blend(a, b):
     )(a, b)
 
 
+""",
+    # Two calls give the static chunk 128 and 256: the size is not one number, so quiet (the 128
+    # call raises: a known miss, not a clean program).
+    "one_d_static_chunk_callers_disagree": """\
+def relu_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.maximum(x_ref[...], 0)
+
+
+@functools.partial(jax.jit, static_argnames=("chunk",))
+def relu(x, chunk=128):
+    return pl.pallas_call(
+        relu_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // chunk,),
+        in_specs=[pl.BlockSpec((chunk,), lambda i: (i,))],
+        out_specs=pl.BlockSpec((chunk,), lambda i: (i,)),
+    )(x)
+
+
+def apply(x):
+    return relu(x)
+
+
+def apply_wide(x):
+    return relu(x, chunk=256)
+
+
+with use_abstract_mesh(TPU):
+    jax.jit(apply).trace(jax.ShapeDtypeStruct((2048,), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+    jax.jit(apply_wide).trace(jax.ShapeDtypeStruct((2048,), jnp.bfloat16)).lower(lowering_platforms=("tpu",))
+print("lowered")
 """,
 }
 

@@ -227,6 +227,8 @@ def _shape_dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, d
         return None
     if isinstance(node, ast.Name):
         b = ev.lookup(node.id, scope, order)
+        if b is not None and b.kind == "param" and b.scope is not None:
+            return _param_dimension(ev, b.scope, node.id, depth + 1)
         if b is None or b.scope is None or b.node is None:
             return None
         if b.kind == "unpack" and isinstance(b.node, ast.Attribute) and b.node.attr == "shape" and b.index >= 0:
@@ -235,6 +237,22 @@ def _shape_dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, d
         if b.kind == "assign":
             return _shape_dimension(ev, b.node, b.scope, ev.order_of(b), depth + 1)
     return None
+
+
+def _param_dimension(ev: Evaluator, fn: Scope, name: str, depth: int) -> int | None:
+    """The int every call of ``fn`` fills parameter ``name`` with, its default where a call
+    leaves it out (``relu(x)`` of ``def relu(x, chunk=128)``, a ``jax.jit`` static argument);
+    None when the calls disagree, one cannot be read, or there is none."""
+    found: set[int] = set()
+    for inv in ev.callers_of(fn):
+        bound = ev.bind_param(inv, name)
+        if bound is None or bound.node is None or bound.scope is None or bound.traced:
+            return None
+        got = _shape_dimension(ev, bound.node, bound.scope, bound.order, depth + 1)
+        if got is None:
+            return None
+        found.add(got)
+    return found.pop() if len(found) == 1 else None
 
 
 _INT_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
