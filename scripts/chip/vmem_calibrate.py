@@ -63,6 +63,10 @@ class Config:
     vmem_limit: int | None = None  # vmem_limit_bytes as written
     note: str = ""
     scratch_touch: str = "corner"  # "corner": the kernel touches a (16, 128) corner; "full": all of it
+    # How the kernel uses its first two inputs: "sum" (the default: adds the blocks shaped like the
+    # output), "dot_store" (o = dot(x, w) stored straight into the output block), "dot_plus"
+    # (o = dot(x, w) + x: the product is a value used again before the store).
+    kernel: str = "sum"
 
 
 def configurations():
@@ -159,6 +163,40 @@ def configurations():
         cfgs.append(Config(f"smem_operand_f32_{n}", (Operand((n,), f32, memory_space="SMEM"),),
                            (Operand((8, 128), f32, (8, 128), "const"),), (1,)))
     cfgs.extend(second_round())
+    cfgs.extend(third_round())
+    return cfgs
+
+
+def third_round():
+    """Questions the fourth chip run raised (2026-12-06): a (2048, 1024) x (1024, 1024) float32
+    matmul in (512, 1024) row bands with the weights one block that never moves, its product
+    stored straight into the output, compiled clean under the 16 MiB default although the model
+    said 18 MiB (2 x 2 + 2 x 4 + 2 x 2 + a 2 MiB product). Which part did the model count that
+    the compiler does not: the product (stored without a temporary), or the second buffer of a
+    block whose index map never moves? One fact varied at a time."""
+    f32, bf16 = "float32", "bfloat16"
+    cfgs = []
+    x = Operand((2048, 1024), f32, (512, 1024))
+    o = Operand((2048, 1024), f32, (512, 1024))
+    const_w = Operand((1024, 1024), f32, (1024, 1024), "const")
+    moving_w = Operand((4096, 1024), f32, (1024, 1024))  # (block i of 4: the weights move each step)
+    cfgs.append(Config("r3_dot_store_const_w_f32", (x, const_w), (o,), (4,), kernel="dot_store"))
+    cfgs.append(Config("r3_dot_store_moving_w_f32", (x, moving_w), (o,), (4,), kernel="dot_store"))
+    cfgs.append(Config("r3_dot_plus_const_w_f32", (x, const_w), (o,), (4,), kernel="dot_plus"))
+    cfgs.append(Config("r3_dot_plus_moving_w_f32", (x, moving_w), (o,), (4,), kernel="dot_plus"))
+    cfgs.append(Config("r3_dot_store_const_w_bf16", (Operand((2048, 1024), bf16, (512, 1024)),
+                                                     Operand((1024, 1024), bf16, (1024, 1024), "const")),
+                       (o,), (4,), kernel="dot_store"))
+    cfgs.append(Config("r3_dot_store_const_w_f32_buffered1",
+                       (x, Operand((1024, 1024), f32, (1024, 1024), "const", buffers=1)), (o,), (4,),
+                       kernel="dot_store"))
+    # No matmul: a block that never moves beside one that does (o = x + y).
+    cfgs.append(Config("r3_sum_const_y_f32", (Operand((2048, 1024), f32, (512, 1024)),
+                                              Operand((512, 1024), f32, (512, 1024), "const")),
+                       (o,), (4,)))
+    cfgs.append(Config("r3_sum_moving_y_f32", (Operand((2048, 1024), f32, (512, 1024)),
+                                               Operand((2048, 1024), f32, (512, 1024))),
+                       (o,), (4,)))
     return cfgs
 
 
@@ -272,6 +310,12 @@ def build(cfg, jax, jnp, pl, pltpu, interpret=False, scale=1):
         ins = refs[n_pre:n_pre + n_in]
         outs = refs[n_pre + n_in:n_pre + n_in + n_out]
         scr = refs[n_pre + n_in + n_out:]
+        if cfg.kernel in ("dot_store", "dot_plus"):
+            product = jnp.dot(ins[0][...], ins[1][...], preferred_element_type=jnp.float32)
+            if cfg.kernel == "dot_plus":
+                product = product + ins[0][...].astype(jnp.float32)
+            outs[0][...] = product.astype(outs[0].dtype)
+            return
         if matmul:
             acc = scr[0]
 

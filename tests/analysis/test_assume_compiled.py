@@ -3,7 +3,7 @@ for TPU, and must predict what the compiled launch gets. Round trip over every c
 (tests/data/chip/cases: compiled and run on a TPU v5e) and the shared chip corpus: the case as
 written (``INTERPRET = False``, analysed with the ``backends`` setting saying TPU) and its
 interpret twin (``INTERPRET = True``, analysed with ``assume_compiled``) get the same findings on
-the same lines, and the twin's say they are assumed."""
+the same lines (more only where the chip agrees), and the twin's say they are assumed."""
 from __future__ import annotations
 
 import re
@@ -26,6 +26,15 @@ def _found(result) -> set[tuple[str, int]]:
     return {(f.code, f.span.line) for f in result.findings}
 
 
+def _label(path):
+    """The chip's label of a case (tests/data/chip/labels.json, or the shared corpus's)."""
+    import json
+
+    if path.parent == DATA / "chip" / "cases":
+        return json.loads((DATA / "chip" / "labels.json").read_text())["cases"].get(f"cases/{path.name}")
+    return json.loads((path.parents[1] / "labels.json").read_text()).get(path.name)
+
+
 @pytest.mark.parametrize("path", [p for p in CASES if _INTERPRET.search(p.read_text())], ids=lambda p: p.name)
 def test_interpret_twin_assumed_compiled_gets_the_compiled_findings(path):
     text = path.read_text()
@@ -34,7 +43,14 @@ def test_interpret_twin_assumed_compiled_gets_the_compiled_findings(path):
     assert ENGINE.analyse(twin, str(path), release=CHIP_RELEASE).findings == [] or \
         all(not f.extra.get("assumed") for f in ENGINE.analyse(twin, str(path), release=CHIP_RELEASE).findings)
     assumed = ENGINE.analyse(twin, str(path), assume_compiled="tpu", release=CHIP_RELEASE)
-    assert _found(assumed) == _found(compiled), path.name
+    assert _found(assumed) >= _found(compiled), path.name
+    # More only where the code itself says another backend (GPU compiler params: the `backends`
+    # setting keeps such a launch a GPU one), and then exactly what the chip raised.
+    label = _label(path)
+    for f in assumed.findings:
+        if (f.code, f.span.line) not in _found(compiled):
+            assert label is not None and label["outcome"] != "clean" and label["feature"] == f.record \
+                and f.span.line in (label.get("lines") or [label["line"]]), (path.name, f.code, f.span.line, label)
     for f in assumed.findings:
         if f.launch_line:
             assert f.extra.get("assumed") == "compiled:tpu" and f.message.startswith(

@@ -102,10 +102,6 @@ class Context:
     lowering_semantics: str | None = None
     # The backend comes from the ``backends`` setting, not from the code.
     configured: bool = False
-    # The backend comes only from the launch's ``compiler_params`` class (a kernel ported from a
-    # GPU keeps its Triton params): where the ``backends`` setting ships the code to another
-    # platform only, it is lowered there, and the params are the mistake.
-    from_params: bool = False
     # Compiled, and the code says it runs on a CPU host, where Pallas only interprets (the
     # first evidence says how: the CPU platform pinned, an inverted host test, a force_ or
     # set_ interpret-mode call that misses the launch).

@@ -658,7 +658,6 @@ class Engine:
 
 BACKEND_MODES = {"tpu": Mode.TPU, "triton": Mode.TRITON, "mosaic_gpu": Mode.MOSAIC_GPU}
 BACKEND_WORDS = {Mode.TPU: "Mosaic TPU", Mode.TRITON: "Triton", Mode.MOSAIC_GPU: "Mosaic GPU"}
-PLATFORM_OF_MODE = {Mode.TPU: "tpu", Mode.TRITON: "gpu", Mode.MOSAIC_GPU: "gpu"}
 
 
 ASSUMED_MODES = {"true": Mode.INTERPRET, "tpu": Mode.TPU_INTERPRET, "gpu": Mode.GPU_INTERPRET}
@@ -773,15 +772,11 @@ def with_backends(contexts: list[Context], backends: tuple[str, ...], launch: La
     accelerators = [b for b in backends if b in BACKEND_MODES]
     on_cpu = CPU_BACKEND in backends
     out: list[Context] = []
-    platforms = {PLATFORM_OF_MODE[BACKEND_MODES[b]] for b in accelerators}
     for c in contexts:
         these = [c]
-        # A backend-less compiled launch runs on each accelerator the code ships to; one whose
-        # backend only its params say (a kernel ported from a GPU) on those of another platform
-        # when the setting lists none of its own (the params then fail there).
-        ported = c.from_params and not c.cpu_host and platforms \
-            and PLATFORM_OF_MODE.get(c.mode) not in platforms
-        if (c.mode == Mode.COMPILED or ported) and not c.cpu_host and accelerators:
+        # (A launch whose compiler params say its backend keeps it: a TPU project's GPU-only
+        # modules are correct code. --assume-compiled is the way to ask about a port.)
+        if c.mode == Mode.COMPILED and not c.cpu_host and accelerators:
             these = [replace(c, mode=BACKEND_MODES[b], configured=True,
                              lowering_semantics="warpgroup" if BACKEND_MODES[b] == Mode.MOSAIC_GPU else None)
                      for b in accelerators]

@@ -52,7 +52,8 @@ class LaunchReport:
             "vmem_limit_from": _limit_source(b, self.generation) if b is not None else None,
             "smem_bytes": b.smem_bytes if b is not None else None,
             "tpu_generation": self.generation if b is not None else None,
-            "estimate_complete": (b.complete and all(p.certain for p in b.parts)) if b is not None else None,
+            "estimate_complete": (b.complete and not b.internal_scratch and all(p.certain for p in b.parts))
+            if b is not None else None,
             "parts": [_part_json(p) for p in b.parts] if b is not None else [],
         }
 
@@ -129,6 +130,8 @@ def budget_hint(report: LaunchReport, count: int = 3) -> str | None:
             text += f" of {mib(report.chip.smem)}"
     if not b.complete or not all(p.certain for p in b.parts):
         text += " (estimate)"
+    elif b.internal_scratch:
+        text += " (at least: a matmul adds internal scratch)"
     return text
 
 
@@ -157,6 +160,9 @@ def budget_markdown(report: LaunchReport) -> str | None:
                      "`pipeline_mode=pl.Buffered(n)` says otherwise.")
     if not b.complete:
         lines.append("Not counted: matmuls whose result shape is not known (dot_general, einsum).")
+    if b.internal_scratch:
+        lines.append("Not counted: the internal scratch Mosaic adds for a matmul whose result is not "
+                     "accumulated into a ref (tens of KiB on the chip measured).")
     return "\n".join(lines) + "\n"
 
 

@@ -1051,7 +1051,6 @@ class ContextResolver:
         mode, semantics = Mode.COMPILED, None
         name = launch.api.name
         why = ""
-        from_params = False
         if name == api.PLGPU_KERNEL:
             mode = Mode.MOSAIC_GPU
         else:
@@ -1068,7 +1067,6 @@ class ContextResolver:
                 n = self.ev.called_api(v) or self.ev.ext_name(v)
                 if n in table:
                     mode = table[n]
-                    from_params = opt is params and lowering is None
                     break
             if mode == Mode.COMPILED and name == api.PALLAS_CALL:
                 mode, why = self._pallas_call_backend(launch, lowering)
@@ -1080,8 +1078,7 @@ class ContextResolver:
         elif not ev:
             ev.append(Evidence(launch.anchor, f"{launch.api.short} without interpret{why}"))
         return Context(mode, tuple(ev), cuda_lowering=lowering is not None and lowering[1] == "cuda",
-                       lowered_for=lowering[1] if lowering is not None else None, lowering_semantics=semantics,
-                       from_params=from_params)
+                       lowered_for=lowering[1] if lowering is not None else None, lowering_semantics=semantics)
 
     def _pallas_call_backend(self, launch: Launch, lowering: tuple[Span, str] | None) -> tuple[Mode, str]:
         """A ``pl.pallas_call``'s backend from what it is given, or from where it is lowered

@@ -49,7 +49,9 @@ class BudgetRule(PythonRule):
             node, scope, _ = budget.vmem_limit_where
             related.append(Related(ev.index.span(node, scope), "vmem_limit_bytes"))
         return Report(error, headline, span=span, key=id(first) if first is not None else None,
-                      related=tuple(related), fixable=False)
+                      related=tuple(related), fixable=self.fixable)
+
+    fixable = False  # (a rule whose verdict a mechanical edit settles offers fixes)
 
 
 def _part_words(part: BudgetPart) -> str:

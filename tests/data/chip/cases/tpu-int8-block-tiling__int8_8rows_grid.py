@@ -1,4 +1,4 @@
-# case: family=tpu-int8-block-tiling chip=clean cpu=lowers interp=clean
+# case: family=tpu-int8-block-tiling chip=raises cpu=lowers interp=clean
 # intent: copy a (128, 256) int8 array in (8, 256) row bands on a grid: int8 memrefs tile (32, 128) on the chip.
 # grounded: the chip's E2002 CompileTimeMosaicMisalignedBlockAndTiling on a 16-row int8 block (tests/data/chip labels); chip decides
 import jax

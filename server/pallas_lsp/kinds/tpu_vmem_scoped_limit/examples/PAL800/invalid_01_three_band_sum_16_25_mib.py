@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
-# note: Three inputs and an output in (520, 1024) float32 bands, double-buffered: 16.25 MiB over the 16 MiB default. The chip's label: tests/data/chip/labels.json, cases/tpu-vmem-scoped-limit__three_bands_over.py.
+# note: Three inputs and an output in (520, 1024) float32 bands, double-buffered: 16.25 MiB over the 16 MiB default. The chip's label: tests/data/chip/labels.json, cases/tpu-vmem-scoped-limit__three_bands_over.py; the fix's program ran clean there: cases/tpu-vmem-scoped-limit__three_bands_raised_limit_fixed.py.
 # raises: JaxRuntimeError: RESOURCE_EXHAUSTED: E1001: CompileTimeScopedVmemOom
+# fix: Raise vmem_limit_bytes to 21 MiB (this launch needs 16.25 MiB; TPU v5e has 128 MiB)
 # oracle: chip
 import jax
 import jax.numpy as jnp
