@@ -335,7 +335,7 @@ SHARED_LABELS = json.loads((SHARED / "labels.json").read_text()) if (SHARED / "l
 RECORD_OF = {"PAL700": "tpu-narrow-int-vector", "PAL701": "tpu-float16-vector", "PAL702": "tpu-fp8-elementwise",
              "PAL703": "tpu-64-bit-types", "PAL704": "tpu-smem-narrow-int-arith",
              "PAL705": "tpu-unsupported-shape-cast"}
-OTHER_KIND = "cases/tpu-narrow-int-vector__int8_copy_16rows_clean.py"  # (E2002 block tiling, not a dtype kind)
+OTHER_KIND = "cases/tpu-int8-block-tiling__int8_copy_16rows.py"  # (E2002 block tiling, PAL706: not a dtype kind)
 
 
 @pytest.mark.parametrize("code", CODES)

@@ -19,6 +19,7 @@ from . import api
 from .applications import applied_at, kernel_operand_params
 from .evaluate import CallVal, Evaluator, Ext, Order, ParamVal, PartialVal, TupleVal, Value
 from .scopes import CallSite, Scope
+from .shapes import _flat_args as spread_args
 from .shapes import array_shape
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -434,6 +435,14 @@ def _param_fact(ev: Evaluator, v: ParamVal, fact, depth: int) -> str | None:
             found.update(fact(*a[at], depth + 1) for a in lists)  # type: ignore[index]
             continue
         b = ev.bind_param(inv, v.name)
+        if b is None and inv.how == "direct" and v.name in positional and \
+                any(isinstance(a, ast.Starred) for a in inv.site.node.args):
+            args = spread_args(ev, inv.site)  # (``launch(*inputs())``: the spread arguments, as shapes.py reads them)
+            at = positional.index(v.name)
+            if args is None or at >= len(args):
+                return None
+            found.add(fact(*args[at], depth + 1))
+            continue
         if b is None or b.node is None or b.scope is None or b.default:
             return None
         found.add(fact(b.node, b.scope, b.order, depth + 1))

@@ -18,7 +18,7 @@ def launch(x):
         copy_kernel,
         out_shape=jax.ShapeDtypeStruct((M, N), jnp.int8),
         grid=(M // TM,),
-        in_specs=[pl.BlockSpec((TM, N), lambda i: (i, 0))],  # DECOY
+        in_specs=[pl.BlockSpec((TM, N), lambda i: (i, 0))],  # FAIL
         out_specs=pl.BlockSpec((TM, N), lambda i: (i, 0)),
         interpret=INTERPRET,
     )(x)

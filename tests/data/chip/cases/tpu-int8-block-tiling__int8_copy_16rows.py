@@ -1,4 +1,4 @@
-# case: family=tpu-narrow-int-vector chip=raises cpu=lowers interp=clean
+# case: family=tpu-int8-block-tiling chip=raises cpu=lowers interp=clean
 # intent: copy a (64, 256) int8 array in (16, 256) row bands with no arithmetic (the block shape of block_tiling__int8_sublane_16 without its addition).
 # grounded: the clean twin: is the int8 addition or the 16-row int8 block what the chip refuses; chip decides
 import jax
@@ -21,7 +21,7 @@ def launch(x):
         copy_kernel,
         out_shape=jax.ShapeDtypeStruct((M, N), jnp.int8),
         grid=(M // TM,),
-        in_specs=[pl.BlockSpec((TM, N), lambda i: (i, 0))],
+        in_specs=[pl.BlockSpec((TM, N), lambda i: (i, 0))],  # FAIL
         out_specs=pl.BlockSpec((TM, N), lambda i: (i, 0)),
         interpret=INTERPRET,
     )(x)

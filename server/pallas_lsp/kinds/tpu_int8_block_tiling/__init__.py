@@ -1,0 +1,1 @@
+"""PAL706: a kind with a Python rule (rule.py)."""
