@@ -117,3 +117,39 @@ def test_neovim_shows_interpret_readiness_and_debugs_on_cpu(tmp_path):
     # The launch is now interpreted, with no problem left: no what-if lens on it any more.
     after = [t["title"] for t in res["titles_after"] if t["line"] == LAUNCH_LINE]
     assert after == ["GPU interpret · kernel `body` · 0 problems"], res["titles_after"]
+
+
+def test_neovim_shows_tpu_budget_and_compiled_readiness_lenses(tmp_path):
+    """Compiled TPU launches in one Neovim session: the budget lens of two_launches.py's compiled
+    launch, the launch hover's Memory section, the lens and PAL800 after the block is doubled in
+    the buffer; then compiled_tpu_kernel.py's "TPU v5e compiled" lenses on its interpreted
+    launches (the protocol-level twins: tests/lsp/test_memory_lens.py, tests/lsp/test_what_if.py)."""
+    from tests.lsp.test_memory_lens import HINT, LAUNCH, TWO
+    from tests.lsp.test_what_if import COMPILED_TPU
+
+    target = project(tmp_path, "two_launches.py", TWO)
+    what_if = target.parent / "compiled_tpu_kernel.py"
+    what_if.write_text(COMPILED_TPU)
+    block_line = TWO.splitlines().index("BLOCK = (512, COLS)") + 1
+    res = run_script(tmp_path, "nvim_tpu_lenses.lua", target, str(LAUNCH + 1), str(block_line),
+                     "BLOCK = (1024, COLS)", str(what_if))
+    assert res["attached"] and res["budget_lens"], res
+
+    def budget(titles):
+        return [(t["line"], t["title"]) for t in titles if t["title"].startswith("VMEM ")]
+
+    assert budget(res["budget_titles"]) == [(LAUNCH, HINT)], res["budget_titles"]
+    assert "**Memory** (estimated" in res["hover"] and HINT in res["hover"], res["hover"]
+    assert "| `o_ref` | out | VMEM | 2 | (512, 1024) float32 | 4 MiB |" in res["hover"], res["hover"]
+    # After the edit: the doubled blocks, over the chip's scoped limit, and PAL800 on the launch.
+    assert res["edited_from"] == "BLOCK = (512, COLS)" and res["budget_updated"], res
+    assert budget(res["budget_titles_after"]) == [
+        (LAUNCH, "VMEM 18 of 16 MiB (v5e): x_ref 2 x 4 MiB, o_ref 2 x 4 MiB, acc_ref 2 MiB")], res
+    assert "PAL800" in {d["code"] for d in res["diagnostics_after"]}, res["diagnostics_after"]
+    # The second file, same session: interpreted launches meant for a TPU, what the chip would say.
+    assert res["what_if_attached"] and res["what_if_lens"], res
+    compiled = {(t["line"], t["title"]) for t in res["what_if_titles"] if t["title"].startswith("TPU v5e compiled")}
+    assert compiled == {(11, "TPU v5e compiled: 1 blocker (dot line 8)"),
+                        (23, "TPU v5e compiled: 1 blocker (tpu-block-tiling line 28)"),
+                        (38, "TPU v5e compiled: ready")}, res["what_if_titles"]
+    assert res["what_if_diagnostics"] == [], res["what_if_diagnostics"]
