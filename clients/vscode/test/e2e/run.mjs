@@ -31,6 +31,18 @@ const CACHE = resolve(root, process.env.E2E_CACHE || ".e2e-cache");
 const ARTIFACTS = join(root, "test-artifacts");
 const CORPUS = join(repo, "tests", "data", "corpus");
 const WHAT_IF_FILE = join(repo, "tests", "data", "what_if", "what_if_kernel.py"); // compiled launch on line 18
+// Compiled TPU launches: the memory-budget lens on line 18's `pl.pallas_call(` (BLOCK on line 9),
+// and interpreted launches meant for a TPU (the "TPU v5e compiled" lens on lines 12, 24, 39).
+// The protocol-level twins: tests/lsp/test_memory_lens.py, tests/lsp/test_what_if.py.
+const BUDGET_FILE = join(repo, "tests", "data", "memory", "two_launches.py");
+const COMPILED_TPU_FILE = join(repo, "tests", "data", "what_if", "compiled_tpu_kernel.py");
+const BUDGET_LENS = "VMEM 9 of 16 MiB (v5e): x_ref 2 x 2 MiB, o_ref 2 x 2 MiB, acc_ref 1 MiB";
+const BUDGET_LENS_EDITED = "VMEM 18 of 16 MiB (v5e): x_ref 2 x 4 MiB, o_ref 2 x 4 MiB, acc_ref 2 MiB";
+const COMPILED_TPU_LENSES = [
+  { line: 12, title: "TPU v5e compiled: 1 blocker (dot line 8)" },
+  { line: 24, title: "TPU v5e compiled: 1 blocker (tpu-block-tiling line 28)" },
+  { line: 39, title: "TPU v5e compiled: ready" },
+];
 
 const PAL003_FILE = "inline_mgpu_gpu_interpret_params.py"; // line 15 `fence(o_ref)` is PAL003
 const PAL001_FILE = "get_global_interpret_true_basic.py"; // line 9 `pl.get_global(...)` is PAL001
@@ -218,6 +230,41 @@ class Workbench {
     });
   }
 
+  /** The code lenses the active editor renders: { line (1-based), text }, each lens on the line
+   *  it stands above (the first line number below it). Only lines in view have lenses drawn. */
+  async renderedLenses() {
+    return this.page.evaluate(() => {
+      const editor = document.querySelector(".editor-instance .monaco-editor");
+      if (!editor) {
+        return [];
+      }
+      // Monaco keeps elements for lines scrolled out of view: read only what is inside the view.
+      const view = editor.querySelector(".lines-content")?.parentElement?.getBoundingClientRect() ?? editor.getBoundingClientRect();
+      const inView = (e) => {
+        const r = e.getBoundingClientRect();
+        return r.height > 0 && r.top >= view.top && r.bottom <= view.bottom;
+      };
+      const numbers = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")].filter(inView).map((e) => ({
+        line: Number(e.textContent),
+        top: e.getBoundingClientRect().top,
+      }));
+      return [...editor.querySelectorAll(".codelens-decoration a")].filter(inView).map((a) => {
+        const top = a.getBoundingClientRect().top;
+        const below = numbers.filter((n) => n.top > top).sort((x, y) => x.top - y.top)[0];
+        return { line: below ? below.line : undefined, text: (a.textContent ?? "").replace(/\u00a0/g, " ").trim() };
+      });
+    });
+  }
+
+  /** The rows of the tables in the visible hover, cells joined with " | ". */
+  async hoverTableRows() {
+    return this.page.evaluate(() =>
+      [...document.querySelectorAll(".monaco-hover-content table tr, .monaco-hover .hover-contents table tr")]
+        .filter((r) => r.offsetParent !== null)
+        .map((r) => [...r.children].map((c) => (c.textContent ?? "").trim()).join(" | ")),
+    );
+  }
+
   async quickFixTitles() {
     return this.page.evaluate(() =>
       [...document.querySelectorAll(".action-widget .monaco-list-row")]
@@ -314,6 +361,8 @@ async function runVariant(variant, { bin, vsix }) {
   copyFileSync(join(CORPUS, PAL003_FILE), join(workspace, "kernel.py"));
   copyFileSync(join(CORPUS, PAL001_FILE), join(workspace, "other_kernel.py"));
   copyFileSync(WHAT_IF_FILE, join(workspace, "what_if_kernel.py"));
+  copyFileSync(BUDGET_FILE, join(workspace, "two_launches.py"));
+  copyFileSync(COMPILED_TPU_FILE, join(workspace, "compiled_tpu_kernel.py"));
   writeFileSync(join(workspace, "kernel_nb.ipynb"), notebookOf(readFileSync(join(CORPUS, PAL003_FILE), "utf8")));
 
   const settings = {
@@ -630,6 +679,96 @@ async function runVariant(variant, { bin, vsix }) {
         }, 15_000);
         await wb.shot("debug-on-cpu");
         return `${lensText} -> ${text.split("\n").find((l) => l.includes("InterpretGPUParams"))?.trim()}`;
+      });
+    }
+
+    if (variant === "path") {
+      await step("the budget lens on a compiled TPU launch, its hover's Memory section, the lens after an edit", async () => {
+        await wb.openFile("two_launches.py");
+        const opened = Date.now();
+        const editor = page.locator(".editor-instance .monaco-editor .view-lines").first();
+        await editor.click();
+        await wb.goto(18, 12);
+        const shown = await until("the budget lens on line 18", async () => {
+          const lenses = await wb.renderedLenses();
+          return lenses.some((l) => l.line === 18 && l.text === BUDGET_LENS) ? lenses : undefined;
+        }, 30_000);
+        result.timings.budgetLensAfterOpenMs = Date.now() - opened;
+        await wb.shot("budget-lens");
+        // Clicking it peeks the parts' declarations: the two BlockSpecs and the scratch.
+        await page.locator(".monaco-editor .codelens-decoration a", { hasText: BUDGET_LENS }).first().click();
+        const peek = await until("the peek of the parts", async () => {
+          const labels = await page.evaluate(() =>
+            [...document.querySelectorAll(".peekview-widget .ref-tree .monaco-list-row")].map((r) => r.textContent ?? ""),
+          );
+          return labels.length >= 3 ? labels.join("\n") : undefined;
+        }, 20_000);
+        for (const needle of ["in_specs=", "out_specs=", "scratch_shapes="]) {
+          if (!peek.includes(needle)) {
+            throw new Failure(`the budget peek does not list ${needle}: ${peek.slice(0, 600)}`);
+          }
+        }
+        await wb.shot("budget-peek");
+        await wb.escape();
+        // The hover on `pallas_call` (line 18, column 16): the Memory section and its parts table.
+        await editor.click();
+        await wb.goto(18, 16);
+        await wb.command("Show or Focus Hover");
+        const hover = await until("the launch hover's Memory section", async () => {
+          const t = await wb.hoverText();
+          return t.includes("Memory (estimated") && t.includes(BUDGET_LENS) ? t : undefined;
+        }, 20_000);
+        const rows = await until("the parts table in the hover", async () => {
+          const r = await wb.hoverTableRows();
+          return r.includes("o_ref | out | VMEM | 2 | (512, 1024) float32 | 4 MiB") ? r : undefined;
+        }, 10_000);
+        await wb.shot("budget-hover");
+        await wb.escape();
+        // The edit, typed: BLOCK = (512, COLS) -> (1024, COLS); the lens follows and PAL800 appears.
+        await editor.click();
+        await wb.goto(9, 1);
+        await page.keyboard.press("End");
+        await page.keyboard.press("Shift+Home");
+        await page.keyboard.insertText("BLOCK = (1024, COLS)");
+        const edited = Date.now();
+        await until("the edited budget lens on line 18", async () => {
+          await wb.goto(18, 12);
+          const lenses = await wb.renderedLenses();
+          return lenses.some((l) => l.line === 18 && l.text === BUDGET_LENS_EDITED);
+        }, 30_000);
+        result.timings.budgetLensAfterEditMs = Date.now() - edited;
+        await wb.openProblems();
+        const row = await until("PAL800 in the Problems panel", () => wb.problemRow("PAL800", "two_launches.py"), 30_000);
+        await wb.shot("budget-edited");
+        return { before: shown.map((l) => `${l.line}: ${l.text}`), hover: hover.slice(0, 200), rows, after: BUDGET_LENS_EDITED, problem: row.text };
+      });
+
+      await step("the 'TPU v5e compiled' lenses on interpreted launches meant for a TPU", async () => {
+        await wb.openFile("compiled_tpu_kernel.py");
+        await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+        // Lenses are drawn for the lines in view: visit each launch and read the lens above it.
+        const seen = [];
+        for (const want of COMPILED_TPU_LENSES) {
+          const lens = await until(`the lens on line ${want.line}`, async () => {
+            await wb.goto(want.line, 12);
+            const lenses = await wb.renderedLenses();
+            return lenses.find((l) => l.line === want.line && l.text.startsWith("TPU v5e compiled"));
+          }, 30_000);
+          if (lens.text !== want.title) {
+            throw new Failure(`line ${want.line}: "${lens.text}", expected "${want.title}"`);
+          }
+          seen.push(`${lens.line}: ${lens.text}`);
+        }
+        await wb.shot("compiled-tpu-lenses");
+        // Interpreted, these launches run as written: no problem for the file.
+        await wb.openProblems();
+        await sleep(1000);
+        const rows = await wb.problems();
+        const own = rows.filter((r) => rowsFile(rows, r) === "compiled_tpu_kernel.py");
+        if (own.length) {
+          throw new Failure(`problems in compiled_tpu_kernel.py: ${own.map((r) => r.text).join("; ")}`);
+        }
+        return seen;
       });
     }
 
