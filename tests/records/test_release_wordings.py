@@ -22,9 +22,11 @@ import pytest
 from pallas_lsp.explain import explain_text
 from pallas_lsp.lowering import PINNED_RELEASE
 from pallas_lsp.records import builtin_records, default_store
+from pallas_lsp.rules import analyse
 
 REPO = Path(__file__).resolve().parents[2]
 RELEASE_LABELS = REPO / "tests" / "data" / "releases"
+KINDS = REPO / "server" / "pallas_lsp" / "kinds"
 SHARED = REPO.parent / "shared"
 
 RECORDS = builtin_records()[0]
@@ -161,3 +163,104 @@ def test_what_a_release_printed_for_another_kind_is_explained(release, corpus, c
     observed = json.loads((RELEASE_LABELS / f"jax-{release}" / f"{corpus}.json").read_text())["cases"][case]
     assert observed["outcome"] == "raises" and not observed["agrees"]
     assert slug in [e.record.slug for e in explain_text(pasted(observed), STORE)]
+
+
+# --- the rules' own invalid examples, run under each release -----------------------------------
+# tests/data/releases/messages/jax-X.json: scripts/collect_release_messages.py ran every invalid
+# example under release X and kept what it raised there.
+MESSAGES = RELEASE_LABELS / "messages"
+# The release stops the program before its construct: a public name or a signature it lacks.
+_STOPPED_EARLY = re.compile(r"^(?:module '[\w.]+' has no attribute '\w+'|cannot import name '\w+'"
+                            r"|[A-Za-z]\w*\(\) (?:got an unexpected keyword argument|missing \d+ required"
+                            r"|takes \d+ positional))")
+# Examples a release runs into another error than the pinned release's, judged one by one from
+# the message it printed: (release, example) -> (how that message starts, why it is not a wording
+# of the example's kind).
+_MGPU = "a plain GPU pallas_call lowers through Mosaic GPU in 0.10.2, not Triton: "
+OTHER_ERROR_UNDER_RELEASE: dict[tuple[str, str], tuple[str, str]] = {
+    ("0.10.2", "kernel_not_differentiable/examples/PAL507/invalid_01_value_and_grad_plgpu_kernel.py"):
+        ("must override", "0.10.2's hijax base class has no jvp (AssertionError from hijax.py, a generic "
+                          "message any unimplemented hijax method prints)"),
+    ("0.10.2", "pallas_call_closes_over_ref_memory_space/examples/PAL513/invalid_01_vmem_accumulator_tpu_params.py"):
+        ("get_p: Buffers with a memory space of HBM or ANY", "0.10.2 has no closed-over-Ref check (the "
+                                                             "record: 0.12.0.1 only); its TPU interpreter "
+                                                             "refuses the HBM read"),
+    ("0.11.2", "pallas_call_closes_over_ref_memory_space/examples/PAL513/invalid_01_vmem_accumulator_tpu_params.py"):
+        ("Unsupported memory space: vmem", "0.11.2 has no closed-over-Ref check either; its TPU interpreter "
+                                           "fails later, in _remove_memory_space_abstract_eval (no record yet)"),
+    ("0.10.2", "tpu_lower_unimplemented_primitive/examples/PAL401/invalid_03_argsort_mosaic_gpu_exported_cuda.py"):
+        ("Failed to infer the output layout of the iota", "0.10.2's Lane lowering fails on the iota first"),
+    ("0.10.2", "triton_block_power_of_two/examples/PAL660/invalid_01_squeezed_row_96_lanes.py"):
+        ("Only copies transferring a number of bytes", _MGPU + "mgpu-copy-bytes-not-warpgroup-multiple"),
+    ("0.10.2", "triton_dynamic_grid_unsupported/examples/PAL663/invalid_01_jit_partial_other_static.py"):
+        ("dynamic grid bounds not supported in the Mosaic GPU backend", _MGPU + "Mosaic GPU's own check"),
+    ("0.10.2", "triton_lower_cuda_no_gpu/examples/PAL403/invalid_01_export_triton_params_for_cuda.py"):
+        ("Cannot serialize code with custom calls", "0.10.2's export refuses the Triton custom call first"),
+    ("0.10.2", "triton_scalar_prefetch_unsupported/examples/PAL662/invalid_01_positional_prefetch_count.py"):
+        ("Scalar prefetch not supported in Mosaic GPU lowering", _MGPU + "Mosaic GPU's own check"),
+    ("0.10.2", "triton_scratch_unsupported/examples/PAL661/invalid_01_grid_spec_vmem_scratch.py"):
+        ("Unsupported memory space: vmem", _MGPU + "Mosaic GPU's own check"),
+}
+
+
+def pinned_runs() -> dict[str, dict]:
+    path = MESSAGES / f"jax-{PINNED_RELEASE}.json"
+    return json.loads(path.read_text())["cases"] if path.is_file() else {}
+
+
+def explained(run: dict) -> set[str]:
+    return {e.record.slug for e in explain_text(pasted(run), STORE)}
+
+
+def release_runs() -> dict[str, dict[str, dict]]:
+    """release -> example -> what it did there, for every release but the pinned one."""
+    return {path.stem[len("jax-"):]: json.loads(path.read_text())["cases"]
+            for path in sorted(MESSAGES.glob("jax-*.json")) if path.stem != f"jax-{PINNED_RELEASE}"}
+
+
+def example_runs():
+    """Each example a release ran into an error, but for those it stopped before their construct
+    and those only a TPU chip raises (`# oracle: chip`: the CPU stops them elsewhere)."""
+    for release, runs in release_runs().items():
+        for key, run in sorted(runs.items()):
+            if run["outcome"] != "raises" or _STOPPED_EARLY.match(run["message"] or ""):
+                continue
+            if (KINDS / key).is_file() and "\n# oracle: chip\n" in (KINDS / key).read_text():
+                continue
+            yield pytest.param(release, key, run, id=f"{release}-{key}")
+
+
+def example_records(key: str, code: str) -> set[str]:
+    """The records of the rule's findings on the example, as the pinned release is checked."""
+    path = KINDS / key
+    return {f.record for f in analyse(path.read_text(), str(path)).findings if f.code == code}
+
+
+def test_the_examples_ran_under_each_release_are_the_current_ones():
+    runs = release_runs()
+    assert {"0.10.2", "0.11.2"} <= set(runs) and (MESSAGES / f"jax-{PINNED_RELEASE}.json").is_file()
+    current = {str(p.relative_to(KINDS)) for p in KINDS.glob("*/examples/*/invalid_*.py")}
+    for release, cases in runs.items():
+        # No run of an example that is gone or renamed (rerun scripts/collect_release_messages.py
+        # --jax X --code PALnnn); an example added since is covered by the next collection.
+        assert set(cases) <= current, (release, sorted(set(cases) - current)[:5])
+        assert len(cases) >= 200
+    for release, key in OTHER_ERROR_UNDER_RELEASE:
+        assert key in runs[release], (release, key)
+
+
+@pytest.mark.parametrize("release, key, run", list(example_runs()))
+def test_what_a_release_printed_for_an_example_is_explained_by_its_kind(release, key, run):
+    if (release, key) in OTHER_ERROR_UNDER_RELEASE:
+        start, _why = OTHER_ERROR_UNDER_RELEASE[release, key]
+        assert not run["as_pinned"] and run["message"].startswith(start), run
+        return
+    got = explained(run)
+    pinned = pinned_runs().get(key)
+    if run["as_pinned"] and pinned is not None and pinned["as_pinned"]:
+        # (the error the pinned release raises, in this release's words: the same records)
+        wanted = explained(pinned)
+        assert wanted <= got, (release, key, pasted(run), sorted(wanted - got))
+    else:  # (another error than the pinned release's: it is the example's kind, or judged above)
+        wanted = example_records(key, run["code"])
+        assert wanted & got, (release, key, pasted(run), sorted(wanted), sorted(got))
