@@ -504,7 +504,7 @@ def process_cpu_ms(pid: int) -> float | None:
         return None
 
 
-def client_capabilities(pull: bool = True) -> dict:
+def client_capabilities(pull: bool = True, lens: bool = False) -> dict:
     caps = {
         "general": {"positionEncodings": ["utf-16"]},
         "textDocument": {
@@ -519,6 +519,9 @@ def client_capabilities(pull: bool = True) -> dict:
     }
     if not pull:  # --push-only: servers must publish
         del caps["textDocument"]["diagnostic"]
+    if lens:  # (as VS Code: code lenses, and the server may ask for them again)
+        caps["textDocument"]["codeLens"] = {"dynamicRegistration": False}
+        caps["workspace"]["codeLens"] = {"refreshSupport": True}
     return caps
 
 
@@ -559,6 +562,7 @@ class RunResult:
     open_diagnostics: int | None = None
     edits: list[EditResult] = field(default_factory=list)
     bursts: list[float] = field(default_factory=list)  # last keystroke of a burst -> its diagnostics, ms
+    lenses: list[float] = field(default_factory=list)  # --lens: codeLens request -> its answer, ms
     error: str | None = None
     text_matches: bool | None = None
     server_info: dict | None = None
@@ -568,8 +572,9 @@ class Session:
     """One started and initialized server."""
 
     def __init__(self, spec: ServerSpec, root: Path, timeout: float, logdir: Path, tag: str,
-                 advertise_pull: bool = True) -> None:
+                 advertise_pull: bool = True, lens: bool = False) -> None:
         self.advertise_pull = advertise_pull
+        self.lens = lens
         self.spec = spec
         self.root = root
         self.timeout = timeout
@@ -590,7 +595,7 @@ class Session:
             "rootUri": _uri(self.root),
             "rootPath": str(self.root),
             "workspaceFolders": [{"uri": _uri(self.root), "name": self.root.name or "root"}],
-            "capabilities": client_capabilities(self.advertise_pull),
+            "capabilities": client_capabilities(self.advertise_pull, self.lens),
         }
         if self.spec.init_options is not None:
             params["initializationOptions"] = self.spec.init_options
@@ -697,12 +702,12 @@ class Session:
 
 async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, logdir: Path,
                    root: Path | None, max_consecutive_timeouts: int = 3, pull: bool = True,
-                   bursts: int = 0, burst_interval_s: float = 0.03) -> RunResult:
+                   bursts: int = 0, burst_interval_s: float = 0.03, lens: bool = False) -> RunResult:
     text = path.read_text(encoding="utf-8")
     edits, _ = build_script(text)
     res = RunResult(server=spec.name, file=str(path), repeat=repeat, client="pull" if pull else "push")
     sess = Session(spec, root or path.parent, timeout, logdir,
-                   f"{path.stem}-{repeat}-{'pull' if pull else 'push'}", pull)
+                   f"{path.stem}-{repeat}-{'pull' if pull else 'push'}", pull, lens)
     try:
         res.init_ms = await sess.start()
         res.init_cpu_ms = sess.init_cpu_ms
@@ -712,10 +717,18 @@ async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, lo
         uri = _uri(path)
         res.open_ms, res.open_diagnostics = await sess.open(path, text)
         consecutive = 0
+        # --lens: after each edit's diagnostics the client asks for the code lenses, as VS Code
+        # does after a change, and goes on typing without waiting: their work competes with the
+        # next edit's (servers without a codeLensProvider are not asked).
+        lens_asks: list[tuple[float, asyncio.Future]] = []
+        ask_lens = lens and bool(getattr(sess, "capabilities", {}).get("codeLensProvider"))
         for i, e in enumerate(edits):
             try:
                 version, ms, n = await sess.change(uri, e)
                 res.edits.append(EditResult(i, e.kind, e.desc, version, ms, n))
+                if ask_lens:
+                    lens_asks.append(await sess.client.request_start("textDocument/codeLens",
+                                                                     {"textDocument": {"uri": uri}}))
                 consecutive = 0
             except (RequestTimeout, ResponseError) as err:
                 res.edits.append(EditResult(i, e.kind, e.desc, sess.versions[uri], None, None, str(err)))
@@ -732,6 +745,9 @@ async def run_file(spec: ServerSpec, path: Path, repeat: int, timeout: float, lo
             await sess.change(uri, Edit("insert-line", "burst line", (line, 0), (line, 0), first.text))
             res.bursts.append(await sess.burst(uri, line, len(indent), BURST_TEXT, burst_interval_s))
             await sess.change(uri, Edit("delete-line", "burst line", (line, 0), (line + 1, 0), ""))
+        for t_sent, fut in lens_asks:
+            t_done, _ = await sess.client.wait_response(fut, sess.timeout)
+            res.lenses.append((t_done - t_sent) * 1000)
         res.text_matches = sess.docs[uri].text == text
     except (RequestTimeout, ResponseError, ServerDied, OSError) as err:
         res.error = f"{type(err).__name__}: {err}"
@@ -1061,13 +1077,15 @@ async def amain(args: argparse.Namespace) -> int:
                 for spec in specs.values():
                     res = await run_file(spec, path, r, args.timeout, logdir,
                                          Path(args.root) if args.root else None, pull=mode == "pull",
-                                         bursts=args.bursts, burst_interval_s=args.burst_interval_ms / 1000)
+                                         bursts=args.bursts, burst_interval_s=args.burst_interval_ms / 1000,
+                                         lens=args.lens)
                     runs.append(res)
                     lat = [e.latency_ms for e in res.edits if e.latency_ms is not None]
                     print(f"   run {r + 1}/{args.repeat} {spec.name:<6} {res.mode:<4} init {_fmt(res.init_ms)} ms "
                           f"(cpu {_fmt(res.init_cpu_ms)} ms), open→diag {_fmt(res.open_ms)} ms "
                           f"({res.open_diagnostics} diags), edits p50 {_fmt(_pct(lat, 50))} ms "
                           f"max {_fmt(max(lat) if lat else None)} ms, bursts {[round(b, 1) for b in res.bursts]}"
+                          + (f", lens p50 {_fmt(_pct(res.lenses, 50))} ms" if res.lenses else "")
                           + (f"  ERROR {res.error.splitlines()[0]}" if res.error else ""), flush=True)
         all_runs += runs
         raw["runs"] += [asdict(r) for r in runs]
@@ -1123,6 +1141,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--burst-interval-ms", type=float, default=30.0,
                     help="time between the keystrokes of a burst (default 30 ms: fast typing)")
     ap.add_argument("--show-script", action="store_true", help="print the edit script of each file")
+    ap.add_argument("--lens", action="store_true",
+                    help="after each edit's diagnostics, also request the code lenses without waiting for them "
+                         "(as VS Code does); their answer times are printed per run")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (generated files, stderr logs)")
     ap.add_argument("--soak", type=int, metavar="N", help="soak mode: N edits round-robin over generated files")
     ap.add_argument("--soak-files", type=int, default=200)

@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import DATA
-from tests.lsp.conftest import SERVER, diagnostics, open_client, open_doc
+from tests.lsp.conftest import SERVER, change, diagnostics, open_client, open_doc
 
 # A Mosaic GPU kernel (plgpu.kernel, compiled) calling an inline_mgpu function: under GPU
 # interpret params it would fail; with inline_mgpu="ignore" it runs (checked under JAX: the
@@ -162,3 +162,29 @@ async def test_compiled_lens_says_the_generation_chosen(vscode):
     titles = {lens.command.title for lens in lenses if lens.command.title.startswith("TPU v6e compiled")}
     # Nobody ran the int8 matmul on a v6e: nothing is claimed there; JAX's own lowering check holds.
     assert titles == {"TPU v6e compiled: ready", "TPU v6e compiled: 1 blocker (tpu-block-tiling line 28)"}, titles
+
+
+@pytest.mark.asyncio
+async def test_what_if_lenses_wait_for_typing_to_pause_then_the_client_is_asked_to_refresh(vscode):
+    """Each what-if lens is a whole-module analysis in another mode: asked for while the user
+    types, it is left out (the budget lens, cheap, is not) and the server asks the client to ask
+    again once typing has paused; then the lenses are there."""
+    import asyncio
+
+    uri = "file:///tmp/compiled_tpu_typing.py"
+    open_doc(vscode, uri, COMPILED_TPU)
+    await diagnostics(vscode, uri, 1)
+    refreshes = vscode.lens_refreshes
+    line = COMPILED_TPU.splitlines().index("def ok(x):")
+    change(vscode, uri, 2, lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)), "# typing\n")
+    await diagnostics(vscode, uri, 2)
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    assert not [lens for lens in lenses if lens.command.title.startswith("TPU v5e compiled")]
+    for _ in range(100):
+        if vscode.lens_refreshes > refreshes:
+            break
+        await asyncio.sleep(0.05)
+    assert vscode.lens_refreshes > refreshes
+    lenses = await vscode.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+    titles = {(lens.range.start.line, lens.command.title) for lens in lenses}
+    assert (39, "TPU v5e compiled: ready") in titles, titles  # (the ok launch, one line lower)

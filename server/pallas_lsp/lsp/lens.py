@@ -45,7 +45,10 @@ async def code_lens(session: Session, scheduler: Scheduler, params: lsp.CodeLens
             arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
     lenses += await _budget_lenses(session, scheduler, a, uri)
     if session.settings.what_if and session.config_for(unit).what_if is not False:
-        lenses += await _what_if_lenses(session, scheduler, a, uri)
+        if scheduler.typing(unit) and session.caps.code_lens_refresh and a.slices is None:
+            scheduler.lenses_when_idle(unit)  # (asked again, with them, once typing pauses)
+        else:
+            lenses += await _what_if_lenses(session, scheduler, a, uri)
     return lenses
 
 
