@@ -35,10 +35,17 @@ def probe(body: str, expr: str):
     ("jnp.zeros_like(jnp.ones((2, 3)))", (2, 3)),
     ("jax.random.normal(jax.random.key(0), (R, 4))", (16, 4)),
     ("jax.ShapeDtypeStruct(jnp.ones((3, 5)).shape, jnp.float32)", (3, 5)),
+    ("jnp.linspace(-1.0, 1.0, 2 * C, dtype=jnp.float32).astype(jnp.bfloat16)", (256,)),
+    ("jnp.linspace(0.0, 1.0)", (50,)),
+    ("jnp.linspace(0.0, 1.0, num=R)", (16,)),
+    ("jax.ShapeDtypeStruct((BLOCK[0], C), jnp.float32)", (512, 128)),
+    ("jnp.zeros((SHAPE[-1],))", (128,)),
+    ("jnp.cos(jnp.arange(R * C, dtype=jnp.float32).reshape(R, C) / 128.0)", (16, 128)),
 ], ids=["ones", "arithmetic-dims", "full", "struct", "arange", "astype-times", "reshape", "like", "random",
-        "shape-of"])
+        "shape-of", "linspace", "linspace-default-num", "linspace-num", "subscript-of-named-tuple",
+        "negative-subscript", "elementwise-of-arange-with-dtype"])
 def test_shapes_the_code_spells_out(expr, want):
-    assert probe("", expr) == want
+    assert probe("BLOCK = (512, C)\nSHAPE = (R, C)\n", expr) == want
 
 
 @pytest.mark.parametrize("expr", [
@@ -46,9 +53,11 @@ def test_shapes_the_code_spells_out(expr, want):
     "jnp.ones((R, C)) + jnp.ones((C,))",  # broadcasting is not followed
     "load()",
     "jnp.concatenate([a, b])",
-], ids=["unknown-shape", "broadcast", "unknown-call", "not-followed"])
+    "jnp.linspace(0.0, 1.0, n)",
+    "jnp.zeros((shape[0],))",
+], ids=["unknown-shape", "broadcast", "unknown-call", "not-followed", "linspace-unknown-num", "subscript-unknown"])
 def test_what_the_code_does_not_say_is_none(expr):
-    assert probe("shape = tuple(input())\n", expr) is None
+    assert probe("shape = tuple(input())\nn = int(input())\n", expr) is None
 
 
 def test_a_parameter_has_the_shape_every_caller_passes():

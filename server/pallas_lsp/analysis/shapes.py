@@ -20,6 +20,9 @@ _MAX_DEPTH = 8
 _NP = "jax.numpy."
 _FILLED = ({f"{_NP}{n}" for n in ("zeros", "ones", "empty", "full")}
            | {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full")})
+# One-argument elementwise functions: the result has the argument's shape.
+_ELEMENTWISE = {f"{_NP}{n}" for n in ("cos", "sin", "tan", "exp", "log", "tanh", "abs", "sqrt", "square", "negative",
+                                       "sign", "floor", "ceil", "round", "exp2", "log1p", "expm1", "reciprocal")}
 _LIKE = {f"{_NP}{n}" for n in ("zeros_like", "ones_like", "empty_like", "full_like", "asarray", "array")}
 _RANDOM = {f"jax.random.{n}" for n in ("normal", "uniform", "bernoulli", "randint", "truncated_normal")}
 _STRUCT = {"jax.ShapeDtypeStruct"}
@@ -107,8 +110,16 @@ def array_shape(ev: Evaluator, node: ast.AST | None, scope: Scope, order: Order 
         return shape_literal(ev, _arg(ev, site, 0, "shape"), scope, order, depth + 1)
     if name in _RANDOM:
         return shape_literal(ev, _arg(ev, site, 1, "shape"), scope, order, depth + 1)
-    if name == f"{_NP}arange" and len(node.args) == 1 and not node.keywords:
+    if name == f"{_NP}arange" and len(node.args) == 1 and all(k.arg == "dtype" for k in node.keywords):
         return shape_literal(ev, node.args[0], scope, order, depth + 1)
+    if name in _ELEMENTWISE and len(node.args) == 1 and not node.keywords:  # ``jnp.cos(x)``
+        return array_shape(ev, node.args[0], scope, order, depth + 1)
+    if name == f"{_NP}linspace":  # (num: the third argument, 50 when left out)
+        num = _arg(ev, site, 2, "num")
+        if num is None:
+            return (50,) if not site.has_star else None
+        n = dimension(ev, num, site.scope, v.order, depth + 1)
+        return (n,) if n is not None else None
     if name in _LIKE and node.args:
         return array_shape(ev, node.args[0], scope, order, depth + 1)
     return None
