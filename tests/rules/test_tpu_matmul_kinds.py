@@ -213,12 +213,9 @@ def _chip_cases():
             yield pytest.param(name, label, id=name)
 
 
-# Chip failures the analysis cannot see yet (stays quiet, never wrong): the 1-D operands are
-# made by jnp.sin/jnp.cos of an arange in ``inputs()``, whose shape the shapes module does not
-# follow; int16/int32 dot operands fail in libtpu with "Bad lhs/rhs type", which no kind here
-# claims.
-NOT_TOLD = {"tpu-dot-1d__inner_bf16_f32_result.py", "tpu-dot-1d__matmul_operator_1d_blocks.py",
-            "tpu-matmul-unsigned__uint8_dot_general_helper_fixed_int16.py",
+# Chip failures the analysis cannot see yet (stays quiet, never wrong): int16/int32 dot operands
+# fail in libtpu with "Bad lhs/rhs type", which no kind here claims.
+NOT_TOLD = {"tpu-matmul-unsigned__uint8_dot_general_helper_fixed_int16.py",
             "tpu-matmul-unsigned__uint8_dot_general_helper_fixed_int32.py"}
 
 

@@ -57,7 +57,7 @@ async def hover(session: Session, scheduler: Scheduler, params: lsp.HoverParams)
             if any(c.mode.value == "tpu" for c in launch.contexts):
                 from ..analysis.launch_report import budget_markdown
 
-                report = next((r for r in await scheduler.launch_reports(a) if r.launch is launch), None)
+                report = next((r for r in await scheduler.lenses.launch_reports(a) if r.launch is launch), None)
                 memory = budget_markdown(report) if report is not None else None
                 if memory:
                     md = md.rstrip() + "\n\n" + memory

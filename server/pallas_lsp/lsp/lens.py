@@ -45,8 +45,8 @@ async def code_lens(session: Session, scheduler: Scheduler, params: lsp.CodeLens
             arguments=[uri, {"line": rng.start.line, "character": rng.start.character}, chain])))
     lenses += await _budget_lenses(session, scheduler, a, uri)
     if session.settings.what_if and session.config_for(unit).what_if is not False:
-        if scheduler.typing(unit) and session.caps.code_lens_refresh and a.slices is None:
-            scheduler.lenses_when_idle(unit)  # (asked again, with them, once typing pauses)
+        if scheduler.lenses.typing(unit) and session.caps.code_lens_refresh and a.slices is None:
+            scheduler.lenses.when_idle(unit)  # (asked again, with them, once typing pauses)
         else:
             lenses += await _what_if_lenses(session, scheduler, a, uri)
     return lenses
@@ -62,7 +62,7 @@ async def _budget_lenses(session: Session, scheduler: Scheduler, a: Analysed, ur
         return []  # (no compiled TPU launch: no work on a worker)
     out = []
     index = a.result.index
-    for report in await scheduler.launch_reports(a):
+    for report in await scheduler.lenses.launch_reports(a):
         title = budget_hint(report)
         loc = a.locate(report.launch.anchor.line)
         if title is None or loc is None or loc.doc.uri != uri:
@@ -92,7 +92,7 @@ async def _what_if_lenses(session: Session, scheduler: Scheduler, a: Analysed, u
     from ..what_if import blocker_summary, blockers, compiled_modes, fitting_modes
     from .convert import to_range
 
-    results = await scheduler.what_if_results(a)
+    results = await scheduler.lenses.what_if_results(a)
     backends = tuple(session.config_for(a.unit).backends or ())
     out = []
     for launch in a.result.launches:

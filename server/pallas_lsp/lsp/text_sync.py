@@ -36,7 +36,7 @@ def did_change(session: Session, scheduler: Scheduler, params: lsp.DidChangeText
     for ch in params.content_changes:
         doc.apply_change(getattr(ch, "range", None), ch.text, session.caps.encoding)
     doc.version = v
-    scheduler.typed(session.unit_of(doc.uri))
+    scheduler.lenses.typed(session.unit_of(doc.uri))
     scheduler.changed(session.unit_of(doc.uri))
     if doc.notebook is None and (p := uri_to_path(doc.uri)):
         scheduler.module_changed(p)
@@ -86,7 +86,7 @@ def notebook_did_change(session: Session, scheduler: Scheduler,
             for change in tc.changes:
                 doc.apply_change(getattr(change, "range", None), change.text, session.caps.encoding)
             doc.version = tc.document.version
-    scheduler.typed(nb.uri)
+    scheduler.lenses.typed(nb.uri)
     scheduler.changed(nb.uri)
 
 
