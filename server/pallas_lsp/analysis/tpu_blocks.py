@@ -226,16 +226,17 @@ def _shape_dimension(ev: Evaluator, node: ast.AST, scope: Scope, order: Order, d
             return shape[k]
         return None
     if isinstance(node, ast.Name):
-        b = ev.lookup(node.id, scope, order)
-        if b is not None and b.kind == "param" and b.scope is not None:
-            return _param_dimension(ev, b.scope, node.id, depth + 1)
-        if b is None or b.scope is None or b.node is None:
+        bound = ev.lookup(node.id, scope, order)
+        if bound is not None and bound.kind == "param" and bound.scope is not None:
+            return _param_dimension(ev, bound.scope, node.id, depth + 1)
+        if bound is None or bound.scope is None or bound.node is None:
             return None
-        if b.kind == "unpack" and isinstance(b.node, ast.Attribute) and b.node.attr == "shape" and b.index >= 0:
-            shape = array_shape(ev, b.node.value, b.scope, ev.order_of(b))
-            return shape[b.index] if shape is not None and b.index < len(shape) else None
-        if b.kind == "assign":
-            return _shape_dimension(ev, b.node, b.scope, ev.order_of(b), depth + 1)
+        if bound.kind == "unpack" and isinstance(bound.node, ast.Attribute) and bound.node.attr == "shape" \
+                and bound.index >= 0:
+            shape = array_shape(ev, bound.node.value, bound.scope, ev.order_of(bound))
+            return shape[bound.index] if shape is not None and bound.index < len(shape) else None
+        if bound.kind == "assign":
+            return _shape_dimension(ev, bound.node, bound.scope, ev.order_of(bound), depth + 1)
     return None
 
 

@@ -152,7 +152,8 @@ class TpuInt8BlockTiling(PythonRule):
                 shape = ev.posarg(site, 0)
             if not isinstance(shape, (ast.Tuple, ast.List)) or len(shape.elts) < 2:
                 return None
-            node, scope = shape.elts[-2], site.scope
+            node: ast.AST = shape.elts[-2]
+            scope = site.scope
             for _ in range(4):
                 if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
                     return (node, scope) if hit.index.path_of(scope) == hit.index.path else None
