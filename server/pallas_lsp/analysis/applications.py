@@ -41,7 +41,7 @@ def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True, handed_on
     out = [cs for cs in launch.site.scope.calls if cs.node.func is launch.site.node] \
         if chained and launch.decorator is None else []
     for name in launch.bound_names:
-        for cs in ev.calls_named(name):
+        for cs in calls_that_may_see(ev, name, launch.scope):
             if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and applies(ev, cs, launch):
                 out.append(cs)
     if handed_on:
@@ -166,6 +166,22 @@ def applies(ev: Evaluator, cs: CallSite, launch: Launch) -> bool:
     return is_built_launch(ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch)
 
 
+def calls_that_may_see(ev: Evaluator, name: str, binder: Scope) -> list[CallSite]:
+    """The calls of ``name`` that may read the binding ``binder`` makes: a function's local is
+    seen only inside that function and the functions nested in it, so only their calls are
+    read (a launch bound to ``kernel`` in one test neither reads, nor comes to depend on, every
+    other test's ``kernel(...)``); a module-level name's calls anywhere."""
+    if binder.kind not in ("function", "lambda"):
+        return ev.calls_named(name)
+    out: list[CallSite] = []
+    todo = [binder]
+    while todo:
+        scope = todo.pop()
+        out += [cs for cs in scope.calls if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name]
+        todo += scope.children
+    return out
+
+
 def enclosing_function(scope: Scope | None) -> Scope | None:
     """The function (or lambda) a scope is in, itself included; None at module level."""
     while scope is not None and scope.kind not in ("function", "lambda"):
@@ -175,5 +191,5 @@ def enclosing_function(scope: Scope | None) -> Scope | None:
     return scope
 
 
-__all__ = ["applied_at", "applies", "enclosing_function", "is_built_launch", "kernel_operand_params", "scratch_count",
-           "through_wrappers"]
+__all__ = ["applied_at", "applies", "calls_that_may_see", "enclosing_function", "is_built_launch",
+           "kernel_operand_params", "scratch_count", "through_wrappers"]

@@ -338,6 +338,14 @@ class Engine:
         options = options or ContextOptions()
         rules_key = rules.key + options.key
         ev.tracking = memo is not None
+        ev.launch_facts = {}  # (the rules of a launch share its facts, for this pass only)
+        try:
+            return self._collect_pass(index, ev, rules, memo, options, rules_key)
+        finally:
+            ev.launch_facts = None
+
+    def _collect_pass(self, index: ModuleIndex, ev: Evaluator, rules: RuleSet, memo: ModuleMemo | None,
+                      options: "ContextOptions", rules_key: tuple):
         change = None
         if memo is not None and memo.parses:
             change = change_between(memo.parses, index.parses)

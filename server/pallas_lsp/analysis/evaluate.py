@@ -179,6 +179,9 @@ class Evaluator:
         self.frames: Frames = ()
         # One depth for the whole workspace: chains through other modules count too.
         self._depth_box: list[int] = program.depth if program is not None else [0]  # type: ignore[attr-defined]
+        # Facts of one launch that several rules ask for (its specs, blocks, Ref accesses), kept for
+        # one analysis pass (Engine._collect sets and clears it); None: not kept.
+        self.launch_facts: dict | None = None
 
     # --- other modules ------------------------------------------------------------------
     def other(self, scope: Scope | None) -> "Evaluator":
@@ -1140,3 +1143,30 @@ __all__ = [
     "Invocation", "ModVal", "closure_of",
     "ParamVal", "PartialVal", "TupleVal", "Unknown", "UNKNOWN", "Value", "dotted_name",
 ]
+
+
+def launch_fact(fn):
+    """``fn(ev, launch, *rest)`` computed once per analysis pass, launch, recording and
+    arguments: the rules of one launch share its specs, blocks and accesses. Only at the top
+    level (no frames) and while the engine keeps facts; each entry keeps the objects it was
+    asked with (an id reused by a later object never answers) and the dependency record it
+    was read under (a fact read under another record is read again, so each record sees it)."""
+    import functools
+
+    name = fn.__qualname__
+
+    @functools.wraps(fn)
+    def wrapper(ev: "Evaluator", launch, *rest):
+        facts = ev.launch_facts
+        if facts is None or ev.frames:
+            return fn(ev, launch, *rest)
+        key = (name, id(launch), id(ev.deps), *map(id, rest))
+        got = facts.get(key)
+        if got is not None and got[0] is launch and got[1] is ev.deps and all(a is b for a, b in zip(got[2], rest)):
+            return got[3]
+        value = fn(ev, launch, *rest)
+        facts[key] = (launch, ev.deps, rest, value)
+        return value
+
+    return wrapper
+

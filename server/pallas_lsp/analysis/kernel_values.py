@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from . import api
 from .applications import kernel_operand_params
-from .evaluate import CallVal, Evaluator, Ext, Order, TupleVal
+from .evaluate import CallVal, Evaluator, Ext, Order, TupleVal, launch_fact
 from .launch_signature import applications, dtype_name, grid_spec_call
 from .launch_specs import read_launch_specs, spec_tree
 from .scopes import CallSite, Scope
@@ -520,6 +520,7 @@ def _whole(index: ast.expr) -> bool:
 
 
 # -- the launch's operands ------------------------------------------------------------------------
+@launch_fact
 def kernel_values(ev: Evaluator, launch) -> KernelValues | None:
     """The dtypes of a launch's kernel Refs (None for a launch whose kernel parameters cannot be
     matched with its operands: several kernels, a ``functools.partial`` binding some positionally,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import api
 from .applications import applied_at, kernel_operand_params
-from .evaluate import CallVal, Evaluator, Ext, Order, ParamVal, PartialVal, TupleVal, Value
+from .evaluate import CallVal, Evaluator, Ext, Order, ParamVal, PartialVal, TupleVal, Value, launch_fact
 from .scopes import CallSite, Scope
 from .shapes import _flat_args as spread_args
 from .shapes import array_shape
@@ -455,6 +455,7 @@ def aval_words(shape: tuple[int, ...] | None, dtype: str | None) -> str:
     return f"{dtype or '?'}[{dims}]"
 
 
+@launch_fact
 def flat_operand_leaves(ev: Evaluator, launch: Launch) -> list[list[Leaf]] | None:
     """Per application of the launch, its operands flattened into array leaves (what
     ``input_output_aliases`` keys index); None where a leaf cannot be told."""
@@ -473,6 +474,7 @@ def flat_operand_leaves(ev: Evaluator, launch: Launch) -> list[list[Leaf]] | Non
     return out or None
 
 
+@launch_fact
 def flat_output_leaves(ev: Evaluator, launch: Launch) -> list[Leaf] | None:
     """``out_shape`` / ``out_type`` flattened into its ShapeDtypeStructs (what alias values index)."""
     opt = launch.options.get("out_shape") or launch.options.get("out_type")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from . import api
 from .applications import applied_at
-from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal
+from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal, launch_fact
 from .index_values import returned_indices
 from .scopes import Scope
 from .shapes import array_shape
@@ -87,6 +87,7 @@ class LaunchSpecs:
     out_specs: Where | None
 
 
+@launch_fact
 def read_launch_specs(ev: Evaluator, launch) -> LaunchSpecs | None:
     """The launch's grid and spec options (None for a launch that is not a ``pl.pallas_call``,
     one whose grid spec is not a call the analysis knows, or one that gives both ``grid_spec=``
@@ -395,6 +396,7 @@ def in_specs_fit_in_a_list(ev: Evaluator, launch) -> bool:
     return None not in counts and counts[0] == counts[1] and first_mismatch(wrapped, values) is None
 
 
+@launch_fact
 def first_spec_defect(ev: Evaluator, launch) -> SpecDefect | None:
     """The first spec check of the launch that JAX fails, in the order it checks them."""
     specs = read_launch_specs(ev, launch)

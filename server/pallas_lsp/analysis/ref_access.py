@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from . import api
-from .evaluate import CallVal, Evaluator, Frames, ParamVal
+from .evaluate import CallVal, Evaluator, Frames, ParamVal, launch_fact
 from .kernel_values import KernelValues, RefFact, kernel_values
 from .launch_specs import first_spec_defect
 from .scopes import Scope
@@ -366,6 +366,7 @@ def _whole(index: ast.expr) -> bool:
         or (isinstance(index, ast.Tuple) and not index.elts)
 
 
+@launch_fact
 def ref_accesses(ev: Evaluator, launch, reached) -> RefAccesses | None:
     """The Ref accesses of the functions a launch's kernel reaches (``reached``: the engine's
     list for this launch); None when the kernel's Refs cannot be matched with the launch."""

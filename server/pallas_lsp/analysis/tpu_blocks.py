@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass, field
 
 from . import api
-from .evaluate import CallVal, Const, Evaluator, Ext, Order, TupleVal
+from .evaluate import CallVal, Const, Evaluator, Ext, Order, TupleVal, launch_fact
 from .launch_signature import (Leaf, array_dtype, flat_operand_leaves, flat_output_leaves, grid_spec_call,
                                spec_keyword)
 from .launch_specs import SpecEntry, read_launch_specs, spec_tree
@@ -85,6 +85,7 @@ class BlockDefect:
     detail: str
 
 
+@launch_fact
 def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
     """The launch's BlockSpecs in the order the lowering checks them (None for a launch whose
     specs cannot be read; specs the code does not write, the default whole-array blocks, are
@@ -115,6 +116,7 @@ def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
     return blocks
 
 
+@launch_fact
 def tpu_block_mappings(ev: Evaluator, launch) -> list[TpuBlock] | None:
     """Every block mapping the lowering checks, in its order: the written BlockSpecs, and for
     ``in_specs`` / ``out_specs`` not given, the default whole-array block of each operand /
@@ -403,6 +405,7 @@ def block_checks(ev: Evaluator):
             one_d_tiling_defect)
 
 
+@launch_fact
 def first_mapping_defect(ev: Evaluator, launch) -> BlockDefect | None:
     """The first block mapping (default blocks included) that surely fails one of the lowering's
     block checks, in the lowering's order."""
