@@ -57,7 +57,7 @@ def test_rule_codes_and_names_are_unique():
 @pytest.mark.parametrize("case", CASES_INVALID, ids=[_id(c) for c in CASES_INVALID])
 def test_invalid_example_is_flagged_once_on_its_line(case):
     rule, ex = case
-    result = analyse(ex.code, "example.py")
+    result = analyse(ex.code, "example.py", **ex.analysis_options())
     mine = [f for f in result.findings if f.code == rule.code]
     assert [f.span.line for f in mine] == [ex.error_line()], [f.message for f in result.findings]
     # The finding's record is the rule's, or (one construct, different errors by context) the
@@ -75,7 +75,7 @@ def test_invalid_example_is_flagged_once_on_its_line(case):
 @pytest.mark.parametrize("case", CASES_VALID, ids=[_id(c) for c in CASES_VALID])
 def test_valid_example_is_not_flagged(case):
     _, ex = case
-    result = analyse(ex.code, "example.py")
+    result = analyse(ex.code, "example.py", **ex.analysis_options())
     assert [f for f in result.findings if f.record is not None] == []
 
 
@@ -84,14 +84,15 @@ def test_declared_fixes_are_offered_and_remove_the_finding(case):
     from pallas_lsp.analysis.edits import apply_edits
 
     rule, ex = case
-    (finding,) = [f for f in analyse(ex.code, "example.py").findings if f.code == rule.code]
+    (finding,) = [f for f in analyse(ex.code, "example.py", **ex.analysis_options()).findings
+                  if f.code == rule.code]
     titles = [f.title for f in finding.fixes]
     for title in ex.fixes:
         assert title in titles, titles
         fix = finding.fixes[titles.index(title)]
         fixed = apply_edits(ex.code, fix.edits)
         assert fixed != ex.code
-        after = analyse(fixed, "example.py")
+        after = analyse(fixed, "example.py", **ex.analysis_options())
         assert not after.syntax_errors, fixed
         assert [f for f in after.findings if f.record is not None] == [], fixed
 

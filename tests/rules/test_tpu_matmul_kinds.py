@@ -1,4 +1,4 @@
-"""The Mosaic TPU matmul and reduction kinds (PAL710, PAL711, PAL713-PAL716) on code shapes of
+"""The Mosaic TPU matmul and reduction kinds (PAL710-PAL716) on code shapes of
 their own, each with a clean twin, and against the chip: every chip case of these kinds
 (``tests/data/chip/cases``, labelled on a TPU v5e with jax 0.10.2) is flagged with its label's
 kind on a labelled line, and a case the chip ran is not flagged. The programs here were lowered
@@ -42,6 +42,36 @@ def line_of(text: str, marker: str = "# here") -> int:
 
 # (code or None, release, program): the flagged line ends with ``# here``.
 CASES = {
+    "batch_dims_matmul_4d_blocks_0_10": ("PAL712", "0.10.2", """\
+def heads_kernel(q_ref, k_ref, o_ref):
+    o_ref[...] = jnp.matmul(q_ref[...], k_ref[...])  # here
+
+
+def heads(q, k):
+    return pl.pallas_call(heads_kernel, out_shape=jax.ShapeDtypeStruct((2, 4, 16, 128), jnp.float32),
+                          in_specs=[pl.BlockSpec((2, 4, 16, 128), lambda: (0, 0, 0, 0)),
+                                    pl.BlockSpec((2, 4, 128, 128), lambda: (0, 0, 0, 0))])(q, k)
+"""),
+    "batch_dims_einsum_0_12_lowers": (None, "0.12.0.1", """\
+def heads_kernel(q_ref, k_ref, o_ref):
+    o_ref[...] = jnp.einsum("bhqd,bhkd->bhqk", q_ref[...], k_ref[...])
+
+
+def heads(q, k):
+    return pl.pallas_call(heads_kernel, out_shape=jax.ShapeDtypeStruct((2, 4, 16, 16), jnp.float32),
+                          in_specs=[pl.BlockSpec((2, 4, 16, 128), lambda: (0, 0, 0, 0)),
+                                    pl.BlockSpec((2, 4, 16, 128), lambda: (0, 0, 0, 0))])(q, k)
+"""),
+    "batch_dims_one_batch_dim_twin_0_10": (None, "0.10.2", """\
+def heads_kernel(q_ref, k_ref, o_ref):
+    o_ref[...] = jnp.einsum("hqd,hkd->hqk", q_ref[...], k_ref[...])
+
+
+def heads(q, k):
+    return pl.pallas_call(heads_kernel, out_shape=jax.ShapeDtypeStruct((4, 16, 16), jnp.float32),
+                          in_specs=[pl.BlockSpec((4, 16, 128), lambda: (0, 0, 0)),
+                                    pl.BlockSpec((4, 16, 128), lambda: (0, 0, 0))])(q, k)
+"""),
     "dot_1d_lax_dot_helper": ("PAL710", "0.12.0.1", """\
 def _energy(a, b):
     return lax.dot(a, b)  # here
@@ -222,15 +252,13 @@ NOT_TOLD = {"tpu-matmul-unsigned__uint8_dot_general_helper_fixed_int16.py",
 @pytest.mark.parametrize("name,label", list(_chip_cases()))
 def test_agrees_with_the_chip(name, label):
     """Checked against the chip's release (0.10.2). A case the chip raised on is flagged with its
-    kind on a labelled line, unless that kind has no detection (PAL712: examples are checked
-    against 0.12.0.1, which lowers it) or the case is NOT_TOLD; a case that compiled is not
-    flagged."""
+    kind on a labelled line, unless the case is NOT_TOLD; a case that compiled is not flagged."""
     text = (CHIP / "cases" / name).read_text("utf-8")
     got = mine(text, "0.10.2")
     feature = label.get("feature") if label["outcome"] == "raises" else None
     if name in NOT_TOLD:
         assert label["outcome"] == "raises" and not got, [(f.code, f.message) for f in got]
-    elif feature in SLUGS and feature != "tpu-matmul-batch-dims":
+    elif feature in SLUGS:
         assert [(f.record, f.span.line in label["lines"]) for f in got] == [(feature, True)], \
             [(f.code, f.span.line, f.message) for f in got]
     else:

@@ -54,6 +54,17 @@ class Example:
     # lines open it.
     path: str = field(default="", compare=False)
     header_lines: int = 0
+    # ``# jax: 0.10.2``: the release the example is checked against (a kind only that release
+    # raises; the oracle cannot run it: such examples are ``# oracle: chip``); None: the pinned one.
+    jax: str | None = None
+
+    def analysis_options(self) -> dict:
+        """The options the example is analysed with: its release, where it names one."""
+        if self.jax is None:
+            return {}
+        from ..analysis.contexts import JaxRelease
+
+        return {"release": JaxRelease(self.jax)}
 
     @property
     def name(self) -> str:
@@ -83,7 +94,7 @@ _HEADER_LINE = re.compile(r"#\s*([a-z][a-z-]*)\s*:\s?(.*)")
 _RAISES = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*:\s*(.+)")
 # A lower-cuda example lowers for CUDA in its own text (the oracle only runs it).
 _LOWERS_FOR_CUDA = re.compile(r"""(lowering_)?platforms\s*=\s*[(\[]\s*["']cuda["']""")
-_ONCE = {"note", "raises", "oracle"}
+_ONCE = {"note", "raises", "oracle", "jax"}
 _INVALID_ONLY = {"raises", "fix"}
 
 
@@ -125,10 +136,10 @@ def parse_example(path: Path) -> tuple[str, Example]:
             break
         header_lines = number
         h = _HEADER_LINE.fullmatch(line.rstrip())
-        if h is None or h.group(1) not in ("note", "raises", "fix", "oracle"):
+        if h is None or h.group(1) not in ("note", "raises", "fix", "oracle", "jax"):
             raise _fail(path, number, "a header line is `# note: ...`, `# raises: Class: regex`, "
-                                      "`# fix: title` or `# oracle: run|lower-cuda|chip` (the header ends "
-                                      "at the first line that is not a comment)")
+                                      "`# fix: title`, `# oracle: run|lower-cuda|chip` or `# jax: X.Y.Z` (the "
+                                      "header ends at the first line that is not a comment)")
         key, value = h.group(1), h.group(2).strip()
         if not value:
             raise _fail(path, number, f"`# {key}:` needs a value")
@@ -161,6 +172,13 @@ def parse_example(path: Path) -> tuple[str, Example]:
     if oracle == "lower-cuda" and not _LOWERS_FOR_CUDA.search(text):
         raise _fail(path, values["oracle"][0][0], "a lower-cuda example lowers for CUDA in its own text "
                                                   "(jax.jit(f).trace(...).lower(lowering_platforms=(\"cuda\",)))")
+    jax = one("jax") or None
+    if jax is not None:
+        if not re.fullmatch(r"\d+\.\d+\.\d+(\.\d+)?", jax):
+            raise _fail(path, values["jax"][0][0], f"`# jax:` is a release such as 0.10.2, not `{jax}`")
+        if oracle != "chip":
+            raise _fail(path, values["jax"][0][0], "an example checked against another release than the "
+                                                   "oracle's is `# oracle: chip` (its truth is a chip label)")
     marked = [n for n, line in enumerate(lines, 1) if n > header_lines and line.rstrip().endswith(ERROR_MARKER)]
     if kind == "invalid" and len(marked) != 1:
         raise _fail(path, marked[1] if marked else header_lines,
@@ -173,7 +191,8 @@ def parse_example(path: Path) -> tuple[str, Example]:
     except SyntaxError as e:
         raise _fail(path, e.lineno or 1, f"not valid Python: {e.msg}") from None
     example = Example(text, note=one("note"), oracle=oracle, raises=raises,
-                      fixes=tuple(v for _, v in values.get("fix", [])), path=str(path), header_lines=header_lines)
+                      fixes=tuple(v for _, v in values.get("fix", [])), path=str(path), header_lines=header_lines,
+                      jax=jax)
     return kind, example
 
 
