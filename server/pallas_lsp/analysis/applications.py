@@ -44,6 +44,8 @@ def applied_at(ev: Evaluator, launch: Launch, *, chained: bool = True, handed_on
         for cs in calls_that_may_see(ev, name, launch.scope):
             if isinstance(cs.node.func, ast.Name) and cs.node.func.id == name and applies(ev, cs, launch):
                 out.append(cs)
+    if launch.decorator is not None:  # (a decorated launch traced by name: jax.jit(k).trace(x))
+        out += [cs for cs in _traced(ev, launch) if cs not in out]
     if handed_on:
         known = {id(cs) for cs in out}
         out += [cs for cs in _applied_where_handed_on(ev, launch) if id(cs) not in known]
@@ -164,6 +166,29 @@ def scratch_count(ev: Evaluator, launch: Launch) -> int | None:
 def applies(ev: Evaluator, cs: CallSite, launch: Launch) -> bool:
     """The call's callee surely is this built launch (another function of the same name is not)."""
     return is_built_launch(ev.value(cs.node.func, cs.scope, ev.order_of(cs)), launch)
+
+
+_TRACING = ("trace", "lower")
+
+
+def _traced(ev: Evaluator, launch: Launch) -> list[CallSite]:
+    """``jax.jit(k).trace(x, y)`` and ``.lower(x, y)`` of a launch ``k`` bound to a name: the
+    arguments are its operands (shapes given as ``jax.ShapeDtypeStruct`` most often)."""
+    out: list[CallSite] = []
+    for method in _TRACING:
+        for cs in ev.calls_named(method):
+            func = cs.node.func
+            if not (isinstance(func, ast.Attribute) and func.attr == method and isinstance(func.value, ast.Call)):
+                continue
+            jitted = func.value
+            if len(jitted.args) != 1 or not isinstance(jitted.args[0], ast.Name) \
+                    or jitted.args[0].id not in launch.bound_names:
+                continue
+            v = ev.value(jitted, cs.scope, ev.order_of(cs))
+            if isinstance(v, CallVal) and ev.called_api(v) == "jax.jit" and is_built_launch(through_wrappers(ev, v),
+                                                                                        launch):
+                out.append(cs)
+    return out
 
 
 def calls_that_may_see(ev: Evaluator, name: str, binder: Scope) -> list[CallSite]:
