@@ -109,3 +109,37 @@ def test_options_exclude_each_other_and_unknown_backends():
         ContextOptions.of(assume_interpret="tpu", assume_compiled="tpu")
     with pytest.raises(ValueError, match="assume_compiled must be one of tpu"):
         ContextOptions.of(assume_compiled="gpu")
+
+
+PORTED = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plt
+
+
+def add_kernel(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...] + y_ref[...]
+
+
+def add(x, y):
+    return pl.pallas_call(add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params=plt.CompilerParams(num_warps=4))(x, y)
+'''
+
+
+def test_a_pallas_call_only_its_gpu_params_make_a_gpu_launch_is_assumed_ported():
+    # Compiled as written, Triton's params make it a Triton launch (the `backends` setting does not
+    # override them); assumed compiled for TPU, the params are what the chip rejects (the chip's
+    # label of corpus-tpu's grid__gpu_compiler_params: a bare AssertionError in the TPU lowering).
+    assert [f.code for f in ENGINE.analyse(PORTED, "/tmp/p.py", backends=("tpu",), release=CHIP_RELEASE).findings] == []
+    (f,) = ENGINE.analyse(PORTED, "/tmp/p.py", assume_compiled="tpu", release=CHIP_RELEASE).findings
+    assert f.code == "PAL614" and f.extra["assumed"] == "compiled:tpu"
+    # A Mosaic GPU kernel (plgpu.kernel) stays GPU code: nothing assumed.
+    gpu = PORTED.replace("from jax.experimental.pallas import triton as plt", "from jax.experimental.pallas import "
+                         "mosaic_gpu as plgpu")
+    gpu = gpu.replace("pl.pallas_call(add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+                      "                          compiler_params=plt.CompilerParams(num_warps=4))",
+                      "plgpu.kernel(add_kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))")
+    result = ENGINE.analyse(gpu, "/tmp/g.py", assume_compiled="tpu")
+    assert [c.mode.value for launch in result.launches for c in launch.contexts] == ["mosaic-gpu"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from .caches import AnalysisCaches
+from . import api
 from .contexts import Context, Evidence, JaxRelease, Mode
 from .evaluate import Evaluator, Value
 from .findings import Finding, Fix, Related, Severity
@@ -673,9 +674,11 @@ ASSUMED_WORDS = {"true": "interpret=True", "tpu": "TPU interpret params", "gpu":
 # ``--assume-compiled``: the backends an interpreted launch can be assumed compiled for (a
 # context's ``assumed`` is "compiled:<backend>").
 ASSUMED_COMPILED = {"compiled:tpu": "TPU"}
-# The interpret modes a launch assumed compiled for TPU leaves as they are: GPU interpret params
-# say the code targets a GPU (assuming TPU there would be a port, not a what-if).
+# The modes a launch assumed compiled for TPU keeps: GPU interpret params and Mosaic GPU launches
+# (plgpu.kernel, GPU meshes) are GPU code. A pl.pallas_call that only its GPU compiler params
+# make a GPU launch is portable code: assumed on the chip, those params are what it rejects.
 _KEPT_WHEN_COMPILED = frozenset({Mode.GPU_INTERPRET, Mode.TRITON, Mode.MOSAIC_GPU, Mode.TPU})
+_PORTED_WHEN_COMPILED = frozenset({Mode.TRITON, Mode.MOSAIC_GPU})
 
 
 def assumed_flag(assumed: str) -> str:
@@ -731,7 +734,8 @@ def with_assumed_compiled(contexts: list[Context], launch: Launch, backend: str)
     out: list[Context] = []
     seen = False
     for c in contexts:
-        if c.mode in _KEPT_WHEN_COMPILED and not c.cpu_host:
+        ported = c.mode in _PORTED_WHEN_COMPILED and launch.api.name == api.PALLAS_CALL and c.lowered_for is None
+        if c.mode in _KEPT_WHEN_COMPILED and not c.cpu_host and not ported:
             out.append(c)
         elif not seen:
             seen = True
