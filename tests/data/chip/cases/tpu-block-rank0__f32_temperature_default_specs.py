@@ -1,0 +1,42 @@
+# case: family=tpu-block-rank0 chip=raises cpu=raises interp=clean
+# intent: logits over a 0-d f32 temperature, decorated gridded pallas_call, no in_specs (default VMEM blocks).
+# grounded: jax/_src/pallas/mosaic/lowering.py _check_block_mappings (blocks of rank >= 1 only, outside SMEM)
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+INTERPRET = False
+
+
+@functools.partial(  # FAIL
+    pl.pallas_call,
+    out_shape=jax.ShapeDtypeStruct((32, 256), jnp.float32),
+    grid=(2,),
+    compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
+    interpret=INTERPRET,
+)
+def soften(logits_ref, temperature_ref, o_ref):
+    o_ref[...] = logits_ref[...] / temperature_ref[...]
+
+
+def launch(logits, temperature):
+    return soften(logits, temperature)
+
+
+def inputs():
+    return (jnp.arange(32 * 256, dtype=jnp.float32).reshape(32, 256) / 100.0, jnp.full((), 0.5, jnp.float32))
+
+
+def reference(logits, temperature):
+    return logits / temperature
+
+
+def main():
+    return launch(*inputs())
+
+
+if __name__ == "__main__":
+    print(main())
