@@ -1,12 +1,15 @@
 """PAL643: ``pipeline_mode=pl.Buffered(n)`` with n not 1 or 2 on a pallas_call BlockSpec, for TPU."""
 from __future__ import annotations
 
+import ast
+
 from ...analysis import api
 from ...analysis.contexts import Mode
-from ...analysis.findings import Related
+from ...analysis.findings import Fix, Related, TextEdit
 from ...analysis.launch_specs import first_spec_defect, read_launch_specs
 from ...analysis.rule_api import Hit, Report
-from ...analysis.tpu_blocks import buffer_count, first_mapping_defect, surely_windowed, tpu_blocks
+from ...analysis.scopes import Scope
+from ...analysis.tpu_blocks import TpuBlock, buffer_count, first_mapping_defect, surely_windowed, tpu_blocks
 from ...analysis.tpu_params import sequence_length, tpu_params_arg
 from ...rules.base import PythonRule
 from ...rules.tpu_block_rule import lowered_by_mosaic_tpu
@@ -35,7 +38,9 @@ class TpuBufferCount(PythonRule):
         # Lowered explicitly for another platform, the Mosaic TPU lowering never runs.
         return super().applies(hit) and lowered_by_mosaic_tpu(hit)
 
-    def check(self, hit: Hit) -> Report | None:
+    def _refused(self, hit: Hit) -> tuple[TpuBlock, tuple[int, ast.AST, Scope]] | None:
+        """The first block whose buffer count the lowering refuses, with that count and its
+        pl.Buffered call; None when no block surely fails on its count first."""
         ev, launch = hit.ev, hit.launch
         specs = read_launch_specs(ev, launch)
         if specs is None or not specs.grid_rank:
@@ -61,6 +66,13 @@ class TpuBufferCount(PythonRule):
             length = sequence_length(ev, semantics.where)
             if length != specs.grid_rank:
                 return None  # (a length mismatch, or one not known, is raised before)
+        return found
+
+    def check(self, hit: Hit) -> Report | None:
+        found = self._refused(hit)
+        if found is None:
+            return None
+        ev = hit.ev
         block, (count, call, scope) = found
         # Underline the pipeline_mode= argument; a pl.Buffered made elsewhere is related.
         site = block.entry.call.site
@@ -76,4 +88,46 @@ class TpuBufferCount(PythonRule):
         error = f"LoweringException: Only single (1) and double (2) buffering are supported. Got {count}."
         headline = (f"pl.Buffered({count}) on the BlockSpec for {block.origin}: a pallas_call lowered for TPU "
                     "only single- (1) or double- (2) buffers a block; deeper buffering needs pltpu.emit_pipeline")
-        return Report(error, headline, span=span, key=id(argument), related=tuple(related), fixable=False)
+        return Report(error, headline, span=span, key=id(argument), related=tuple(related))
+
+    def fixes(self, hit: Hit, report: Report) -> list[Fix]:
+        found = self._refused(hit)
+        if found is None:
+            return []
+        edits = self._double_buffering_edits(hit, *found)
+        if not edits:
+            return []
+        _, call, call_scope = found[1]
+        last = edits[-1].new_text
+        shown = last if last != "2" else f"{hit.code_of(call.func, call_scope)}(2)"  # (in the module's words)
+        # (safe: how many buffers the pipeline keeps changes when blocks are copied, never a value)
+        return [Fix(f"Use {shown} (double buffering, the default; results unchanged)", edits,
+                    preferred=True, safe=True)]
+
+    @staticmethod
+    def _double_buffering_edits(hit: Hit, block: TpuBlock, found: tuple[int, ast.AST, Scope]
+                                ) -> tuple[TextEdit, ...]:
+        """The edits making the refused block double-buffered: the count of a pl.Buffered written
+        at the BlockSpec, or the BlockSpec's pipeline_mode= when the mode is a named value made
+        elsewhere (which other specs, or pltpu.emit_pipeline, may share). None where the text to
+        edit is not this module's, or is a helper's parameter that other callers pass."""
+        from ...analysis.fixes import value_in_module
+
+        _, call, call_scope = found
+        entry = block.entry
+        if entry is None or not isinstance(call, ast.Call):
+            return ()
+        site = entry.call.site
+        argument = hit.ev.kwarg(site, "pipeline_mode")
+        if argument is None or hit.index.path_of(site.scope) != hit.index.path:
+            return ()
+        if argument is call:
+            count = call.args[0] if call.args else next(
+                (k.value for k in call.keywords if k.arg == "buffer_count"), None)
+            if not isinstance(count, ast.Constant):
+                return ()  # (a parameter or a name: other launches may pass or share it)
+            return (TextEdit(hit.span_of(count, call_scope), "2"),)
+        if entry.made_in_helper:
+            return ()  # (the helper's pipeline_mode= is every caller's)
+        text, imports = value_in_module(hit.index, "{%s}.Buffered(2)" % api.PL)
+        return (*imports, TextEdit(hit.span_of(argument, site.scope), text))

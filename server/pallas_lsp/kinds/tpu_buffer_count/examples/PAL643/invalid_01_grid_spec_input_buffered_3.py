@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: Triple buffering asked for an input block of a 2-D pl.GridSpec; a pallas_call only single- or double-buffers.
 # raises: LoweringException: Only single \(1\) and double \(2\) buffering are supported. Got 3.
+# fix: Use pl.Buffered(2) (double buffering, the default; results unchanged)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A named pl.Buffered(8) on the output BlockSpec of a row-blocked launch.
 # raises: LoweringException: Only single \(1\) and double \(2\) buffering are supported. Got 8.
+# fix: Use pl.Buffered(2) (double buffering, the default; results unchanged)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
