@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: Compiler params written for a 2-D grid, reused by a launch whose pl.GridSpec grid has one axis.
 # raises: ValueError: Length of grid does not match length of dimension semantics. len\(grid\)=1, len\(dimension_semantics\)=2
+# fix: Drop the extra entry of dimension_semantics (the grid has 1 axis)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

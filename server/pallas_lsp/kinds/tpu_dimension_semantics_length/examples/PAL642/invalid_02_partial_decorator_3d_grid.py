@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A 3-D grid (batch, rows, cols) with semantics for two axes, in a functools.partial decorator.
 # raises: ValueError: Length of grid does not match length of dimension semantics. len\(grid\)=3, len\(dimension_semantics\)=2
+# fix: Pad dimension_semantics with 1 "arbitrary" entry to the grid's 3 axes
 import functools
 
 import jax
