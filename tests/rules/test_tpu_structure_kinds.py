@@ -350,3 +350,173 @@ def test_the_messages_say_what_was_written() -> None:
     (gridless,) = [f for f in analyse(HEAD + CASES["gridless_quarter_block_unpacked"][1], "case.py").findings
                    if f.code == "PAL646"]
     assert "(16, 256) of (64, 256)" in gridless.message
+
+
+# --- the fixes of PAL642, PAL643 and PAL645 (issue 40): each fixed program is analysed again, and
+# the programs marked "lowered" were lowered for TPU on the CPU under jax 0.10.2 and 0.12.0.1.
+
+FIXES = {
+    # PAL643: a helper's BlockSpec with a literal quadruple buffer: its count becomes 2 (lowered).
+    "buffered_4_in_helper": ("PAL643", lowered("""\
+def banded(rows):
+    return pl.BlockSpec((rows, 128), lambda i: (i, 0), pipeline_mode=pl.Buffered(4))
+
+
+def shift_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 3
+
+
+def shift(x):
+    return pl.pallas_call(
+        shift_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(x.shape[0] // 16,),
+        in_specs=[banded(16)],
+        out_specs=pl.BlockSpec((16, 128), lambda i: (i, 0)),
+    )(x)
+""", "shift", "jax.ShapeDtypeStruct((64, 128), jnp.int32)"), "pipeline_mode=pl.Buffered(2))"),
+    # PAL642: a PrefetchScalarGridSpec's 2-D grid with one pltpu constant: padded with pltpu.ARBITRARY.
+    "prefetch_grid_one_constant": ("PAL642", lowered("""\
+def gather_kernel(idx_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def gather(idx, x):
+    return pl.pallas_call(
+        gather_kernel,
+        out_shape=jax.ShapeDtypeStruct((32, 256), x.dtype),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(4, 2),
+            in_specs=[pl.BlockSpec((8, 128), lambda i, j, idx: (idx[i], j))],
+            out_specs=pl.BlockSpec((8, 128), lambda i, j, idx: (i, j)),
+        ),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=(pltpu.PARALLEL,)),
+    )(idx, x)
+""", "gather", "jax.ShapeDtypeStruct((4,), jnp.int32), jax.ShapeDtypeStruct((64, 256), jnp.float32)"),
+        "dimension_semantics=(pltpu.PARALLEL, pltpu.ARBITRARY))"),
+    # PAL642: no entries at all for a decorated 1-D launch: a one-entry tuple (trailing comma).
+    "decorated_empty_semantics": ("PAL642", lowered("""\
+@functools.partial(
+    pl.pallas_call,
+    out_shape=jax.ShapeDtypeStruct((64, 128), jnp.float32),
+    grid=(8,),
+    in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+    out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+    compiler_params=pltpu.CompilerParams(dimension_semantics=()),
+)
+def halve(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+""", "halve", "jax.ShapeDtypeStruct((64, 128), jnp.float32)"), 'dimension_semantics=("arbitrary",))'),
+    # PAL642: three arbitrary entries for a 1-D grid: the two extra dropped, safe (lowered).
+    "three_arbitrary_for_1d": ("PAL642", lowered("""\
+def halve_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 0.5
+
+
+def halve(x):
+    return pl.pallas_call(
+        halve_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(8,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=["arbitrary", "arbitrary", "parallel"]),
+    )(x)
+""", "halve", "jax.ShapeDtypeStruct((64, 128), jnp.float32)"), 'dimension_semantics=["arbitrary"])'),
+    # PAL645: an inline block shape () for an int32 offset on a gridded launch: an SMEM spec (lowered).
+    "rank0_int32_offset_inline_spec": ("PAL645", lowered("""\
+def offset_kernel(x_ref, k_ref, o_ref):
+    o_ref[...] = x_ref[...] + k_ref[...]
+
+
+def offset(x, k):
+    return pl.pallas_call(
+        offset_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(2,),
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0)), pl.BlockSpec((), lambda i: ())],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+    )(x, k)
+""", "offset", "jax.ShapeDtypeStruct((16, 128), jnp.int32), jax.ShapeDtypeStruct((), jnp.int32)"),
+        "pl.BlockSpec(memory_space=pltpu.SMEM)]"),
+}
+
+# Findings whose fix would be a guess or would change other code: the finding stays, no fix.
+NO_FIX = {
+    # The count is the helper's parameter: other callers may pass a legal one.
+    "buffered_count_parameter": ("PAL643", FIXES["buffered_4_in_helper"][1].replace(
+        "def banded(rows):", "def banded(rows, depth=4):").replace("pl.Buffered(4)", "pl.Buffered(depth)")),
+    # One params object for a 1-D and a 2-D launch: its entries are the 2-D launch's too.
+    "semantics_shared_by_two_grids": ("PAL642", lowered("""\
+PARAMS = pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary"))
+
+
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def rows(x):
+    return pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(8,),
+                          in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                          out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)), compiler_params=PARAMS)(x)
+
+
+def tiles(x):
+    return pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(8, 1),
+                          in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+                          out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)), compiler_params=PARAMS)(x)
+""", "rows", "jax.ShapeDtypeStruct((64, 128), jnp.float32)")),
+    # A bfloat16 scalar: SMEM scalar arithmetic below 32 bits is not shown to compile on the chip.
+    "rank0_bf16_offset": ("PAL645", FIXES["rank0_int32_offset_inline_spec"][1].replace("jnp.int32", "jnp.bfloat16")),
+    # One named spec for the scalar and the rows: SMEM would move the rows too.
+    "rank0_named_spec_shared": ("PAL645", lowered("""\
+WHOLE = pl.BlockSpec()
+
+
+def scale_kernel(s_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] * s_ref[...]
+
+
+def scale(s, x):
+    return pl.pallas_call(scale_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          in_specs=[WHOLE, WHOLE])(s, x)
+""", "scale", "jax.ShapeDtypeStruct((), jnp.float32), jax.ShapeDtypeStruct((8, 128), jnp.float32)")),
+}
+
+
+def _one_finding(source: str, code: str):
+    (found,) = [f for f in analyse(source, "case.py").findings if f.code == code]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(FIXES))
+def test_fix_writes_the_program_that_lowered_and_leaves_no_finding(name: str) -> None:
+    from pallas_lsp.analysis.edits import apply_edits
+
+    code, body, expected = FIXES[name]
+    source = HEAD + body
+    (fix,) = _one_finding(source, code).fixes
+    fixed = apply_edits(source, fix.edits)
+    assert expected in fixed and expected not in source
+    assert not [f for f in analyse(fixed, "case.py").findings if f.code == code]
+
+
+@pytest.mark.parametrize("name", sorted(NO_FIX))
+def test_no_fix_where_it_would_guess_or_edit_other_launches(name: str) -> None:
+    code, body = NO_FIX[name]
+    assert not _one_finding(HEAD + body, code).fixes
+
+
+def test_fix_titles_and_safety_say_what_changes() -> None:
+    (buffered,) = _one_finding(HEAD + FIXES["buffered_4_in_helper"][1], "PAL643").fixes
+    assert buffered.safe and buffered.title == "Use pl.Buffered(2) (double buffering, the default; results unchanged)"
+    (padded,) = _one_finding(HEAD + FIXES["prefetch_grid_one_constant"][1], "PAL642").fixes
+    assert padded.safe and padded.title == "Pad dimension_semantics with 1 \"arbitrary\" entry to the grid's 2 axes"
+    (dropped,) = _one_finding(HEAD + FIXES["three_arbitrary_for_1d"][1], "PAL642").fixes
+    assert dropped.safe and dropped.title == "Drop the 2 extra entries of dimension_semantics (the grid has 1 axis)"
+    # A kept "parallel" entry may land on a reduction axis of the shorter grid: not safe.
+    reused = FIXES["three_arbitrary_for_1d"][1].replace('["arbitrary", "arbitrary", "parallel"]',
+                                                        '("parallel", "arbitrary")')
+    (kept_parallel,) = _one_finding(HEAD + reused, "PAL642").fixes
+    assert not kept_parallel.safe
