@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A bfloat16 1-D block of pl.Blocked(128): a power of 2, but bfloat16's 1-D tile is 256 (128 * (32 // 16)).
 # raises: ValueError: The Pallas TPU lowering currently requires that rank 1 block shapes
+# fix: Use a block of 256 elements
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

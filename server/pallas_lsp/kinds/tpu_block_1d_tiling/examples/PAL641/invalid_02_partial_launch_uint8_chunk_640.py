@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A 1-D chunk of 640 (it divides 2560, but is neither a power of 2 nor a multiple of 1024) for the float32 input, launched through functools.partial.
 # raises: ValueError: The Pallas TPU lowering currently requires that rank 1 block shapes
+# fix: Use a block of 2560 elements
 import functools
 
 import jax
