@@ -1,6 +1,7 @@
-"""Quick fixes of launch-structure kinds (issue 40): PAL641's block resize. Each fixed program
-below was lowered for TPU v5e on the CPU (abstract TPU mesh) under jax 0.10.2 and 0.12.0.1 and
-lowered clean; the programs that get no fix are those where the grid would not follow the block.
+"""Quick fixes of launch-structure kinds (issue 40): PAL641's block resize, PAL606's captured
+array passed as an input. Each PAL641 fixed program below was lowered for TPU v5e on the CPU
+(abstract TPU mesh) under jax 0.10.2 and 0.12.0.1 and lowered clean; the programs that get no
+fix are those where the grid would not follow the block.
 Shapes differ from the examples and the corpus on purpose."""
 from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.rules import analyse
@@ -96,3 +97,85 @@ def test_whole_array_when_no_power_of_2_or_multiple_of_1024_divides_it():
 def test_interpret_mode_is_not_flagged():
     assert not findings(INT16_CONSTANT, "PAL641", backends=("cpu",))
 
+
+# --- PAL606 kernel-captures-constants ------------------------------------------------------------
+# Each fixed program ran clean in interpret mode under jax 0.10.2 and 0.12.0.1 (CPU).
+
+NUMPY_WEIGHTS_IN_WRAPPER = """
+
+def weighted(x):
+    weights = np.linspace(0.0, 1.0, 64, dtype=np.float32).reshape(8, 8)
+
+    def weigh_kernel(x_ref, y_ref, o_ref):
+        o_ref[...] = x_ref[...] * weights + y_ref[...] * (1.0 - weights)
+
+    return pl.pallas_call(weigh_kernel, out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
+                          interpret=True)(x, x * 2)
+
+
+print(weighted(jnp.ones((8, 8), jnp.float32))[7, 7])
+"""
+
+
+def test_a_wrapper_local_numpy_array_becomes_the_last_input():
+    title, safe, text = fixed("import numpy as np\n" + NUMPY_WEIGHTS_IN_WRAPPER, "PAL606")
+    assert title == "Pass `weights` to the launch as an input (a new kernel parameter `weights_ref`)"
+    assert safe  # (the same values, through a ref)
+    assert "def weigh_kernel(x_ref, y_ref, weights_ref, o_ref):" in text
+    assert "x_ref[...] * weights_ref[...] + y_ref[...] * (1.0 - weights_ref[...])" in text
+    assert "(x, x * 2, weights)" in text
+    assert not findings(text, "PAL606", backends=())
+
+
+def no_fix(text: str, backends=()) -> bool:
+    (finding,) = findings(text, "PAL606", backends=backends)
+    return not [f for f in finding.fixes if not f.title.startswith("Ignore")]
+
+
+MODULE_TABLE = """
+TABLE = jnp.full((4, 128), 3, jnp.int32)
+
+
+def add_table_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + TABLE
+
+
+out = pl.pallas_call(add_table_kernel, out_shape=jax.ShapeDtypeStruct((4, 128), jnp.int32),
+                     interpret=True)(jnp.zeros((4, 128), jnp.int32))
+"""
+
+
+def test_a_module_table_read_in_the_kernel_is_passed():
+    _, _, text = fixed(MODULE_TABLE, "PAL606")
+    assert "def add_table_kernel(x_ref, TABLE_ref, o_ref):" in text
+    assert "o_ref[...] = x_ref[...] + TABLE_ref[...]" in text and "(jnp.zeros((4, 128), jnp.int32), TABLE)" in text
+
+
+def test_no_fix_when_in_specs_are_written():
+    text = MODULE_TABLE.replace("interpret=True)", "in_specs=[pl.BlockSpec((4, 128), lambda: (0, 0))], interpret=True)")
+    assert no_fix(text)
+
+
+def test_no_fix_when_a_helper_reads_the_array():
+    text = MODULE_TABLE.replace("    o_ref[...] = x_ref[...] + TABLE",
+                                "    o_ref[...] = plus_table(x_ref[...])\n\n\ndef plus_table(v):\n    return v + TABLE")
+    assert no_fix(text)
+
+
+def test_no_fix_for_a_compiled_launch():
+    # (a compiled backend has its own rules for the new block: not shown to run)
+    assert no_fix(MODULE_TABLE.replace("interpret=True", "interpret=False"), backends=("tpu",))
+
+
+def test_no_fix_through_functools_partial():
+    # (positional arguments bound by the partial would shift where the new parameter belongs)
+    text = MODULE_TABLE.replace("def add_table_kernel(x_ref, o_ref):", "def add_table_kernel(scale, x_ref, o_ref):")
+    text = text.replace("pl.pallas_call(add_table_kernel,", "pl.pallas_call(functools.partial(add_table_kernel, 2),")
+    assert no_fix(text)
+
+
+def test_no_fix_when_two_arrays_are_captured():
+    text = MODULE_TABLE.replace("TABLE = jnp.full((4, 128), 3, jnp.int32)",
+                                "TABLE = jnp.full((4, 128), 3, jnp.int32)\nBIAS = jnp.ones((4, 128), jnp.int32)")
+    text = text.replace("x_ref[...] + TABLE", "x_ref[...] + TABLE + BIAS")
+    assert no_fix(text)

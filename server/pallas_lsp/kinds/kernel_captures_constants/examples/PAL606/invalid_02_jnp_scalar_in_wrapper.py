@@ -1,6 +1,7 @@
 # pallas-lsp example: invalid
 # note: A 0-d jnp scalar built in the jitted wrapper, read by a kernel defined there.
 # raises: ValueError: The kernel function in the pallas_call shift_kernel at .* captures constants \[bf16\[\]\]\. You should pass them as inputs\.
+# fix: Pass `offset` to the launch as an input (a new kernel parameter `offset_ref`)
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
