@@ -8,6 +8,7 @@ from ...analysis.findings import Fix, TextEdit
 from ...analysis.launch_specs import first_spec_defect, read_launch_specs
 from ...analysis.rule_api import Hit, Report
 from ...analysis.tpu_blocks import RANK0, TpuBlock, first_mapping_defect, tpu_block_mappings
+from ...analysis.vmem_budget import grid_dims
 from ...rules.tpu_block_rule import TpuBlockTilingRule
 
 # The dtypes of a 0-d operand the fix moves to SMEM: 32-bit scalars, which Mosaic reads from SMEM
@@ -48,6 +49,12 @@ class TpuBlockRank0(TpuBlockTilingRule):
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         block = self._refused_operand(hit)
         if block is None:
+            return []
+        specs = read_launch_specs(hit.ev, hit.launch)
+        if specs is None or grid_dims(hit.ev, specs.grid) != ():
+            # (under a grid a 0-d SMEM block is a window, which Mosaic refuses on the chip: "Scalar
+            # windows not implemented", tests/data/chip cases tpu-block-rank0__*_fixed.py; grid-less,
+            # tpu-block-rank0__probe_0d_smem_gridless.py compiled)
             return []
         edits = self._spec_edit(hit, block) if block.entry is not None else self._in_specs_edit(hit)
         if not edits:

@@ -1,4 +1,4 @@
-# case: family=tpu-block-rank0 chip=clean cpu=lowers interp=clean
+# case: family=tpu-block-rank0 chip=raises cpu=lowers interp=clean
 # intent: the fixed program of f32_temperature_default_specs: in_specs with the temperature in SMEM (PAL645's fix).
 # grounded: jax/_src/pallas/mosaic/lowering.py _check_block_mappings (SMEM whole-array blocks are skipped)
 import functools

@@ -1,7 +1,6 @@
 # pallas-lsp example: invalid
-# note: A decorated gridded launch with no in_specs: its f32 temperature, a 0-d operand, gets the default VMEM block.
+# note: A decorated gridded launch with no in_specs: its f32 temperature, a 0-d operand, gets the default VMEM block. No fix: under a grid a 0-d SMEM block is a scalar window, which the chip refused (tests/data/chip/labels.json, cases/tpu-block-rank0__f32_temperature_default_specs_fixed.py).
 # raises: ValueError: The Pallas TPU lowering currently supports only blocks of rank >= 1\.
-# fix: Put the scalar in SMEM: pl.BlockSpec(memory_space=pltpu.SMEM)
 import functools
 
 import jax

@@ -1,5 +1,5 @@
 # pallas-lsp example: valid
-# note: The 0-d bias in SMEM (the whole array, a trivial window), which the rank check skips.
+# note: The bias as a (1,) array in SMEM (the whole array, a trivial window), read as b_ref[0]: under a grid a 0-d SMEM block is a scalar window, which the chip refused (tests/data/chip/labels.json: cases/tpu-block-rank0__probe_0d_smem_grid_index_unit.py raised, cases/tpu-block-rank0__probe_1elem_smem_grid.py compiled).
 import functools
 
 import jax
@@ -10,7 +10,7 @@ from jax.sharding import AbstractDevice, AbstractMesh, AxisType, use_abstract_me
 
 
 def add_bias_kernel(x_ref, b_ref, o_ref):
-    o_ref[...] = x_ref[...] + b_ref[...]
+    o_ref[...] = x_ref[...] + b_ref[0]
 
 
 def launch(x, b):
@@ -24,7 +24,7 @@ def launch(x, b):
     )(x, b)
 
 
-ARGS = (jax.ShapeDtypeStruct((64, 256), jnp.float32), jax.ShapeDtypeStruct((), jnp.float32))
+ARGS = (jax.ShapeDtypeStruct((64, 256), jnp.float32), jax.ShapeDtypeStruct((1,), jnp.float32))
 
 
 def main():

@@ -1,5 +1,5 @@
 # pallas-lsp example: valid
-# note: The f32 temperature in SMEM (its whole 0-d array), the logits as whole VMEM blocks.
+# note: A grid-less launch: the f32 temperature in SMEM (its whole 0-d array), the logits a whole VMEM block (a grid-less 0-d SMEM operand compiled on the chip: tests/data/chip/labels.json, cases/tpu-block-rank0__probe_0d_smem_gridless.py).
 import functools
 
 import jax
@@ -14,9 +14,7 @@ ROWS, COLS = 32, 256
 @functools.partial(
     pl.pallas_call,
     out_shape=jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32),
-    grid=(2,),
     in_specs=[pl.BlockSpec(), pl.BlockSpec(memory_space=pltpu.SMEM)],
-    compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
 )
 def soften(logits_ref, temperature_ref, o_ref):
     o_ref[...] = logits_ref[...] / temperature_ref[...]
