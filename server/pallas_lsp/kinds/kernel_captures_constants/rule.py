@@ -114,7 +114,7 @@ def _pass_as_input(hit: Hit, captures: list[Capture]) -> tuple[str, tuple[TextEd
     name = first.load.id
     kernel = launch.kernel if len(launch.kernels) == 1 else None
     fdef = kernel.function_def if kernel is not None else None
-    if fdef is None or "in_specs" in launch.options or "grid_spec" in launch.options \
+    if kernel is None or fdef is None or "in_specs" in launch.options or "grid_spec" in launch.options \
             or not isinstance(launch.kernel_value, FuncVal):
         return None  # (a functools.partial's bound arguments would shift the new parameter)
     if any(c.load.id != name or c.binding.node is not first.binding.node or c.scope is not kernel for c in captures):

@@ -97,18 +97,19 @@ class TpuBlock1DTiling(TpuBlockTilingRule):
             return None
         size = first.dims[0].size
         # Every rank-1 block written with that same int moves with it: each must accept the new size.
-        sharing, literal_edits = [], []
+        sharing: list = []
+        literal_edits: list[ast.AST] = []
         for block in tpu_block_mappings(ev, hit.launch) or []:
             if block.dims is None or len(block.dims) != 1 or block.dims[0].size != size:
                 continue
-            node = _size_node(hit, block)
-            if node is None:
+            spelled = _size_node(hit, block)
+            if spelled is None:
                 return None  # (a block of the same size spelled otherwise would not follow)
-            if node[0] is not size_node[0] and not (node[2] and size_node[2]):
+            if spelled[0] is not size_node[0] and not (spelled[2] and size_node[2]):
                 return None  # (a constant on one side, a literal on the other)
             sharing.append(block)
-            if node[2] and all(node[0] is not e for e in literal_edits):
-                literal_edits.append(node[0])
+            if spelled[2] and all(spelled[0] is not e for e in literal_edits):
+                literal_edits.append(spelled[0])
         new = smallest_legal_size(size, sharing)
         if new is None or new == size:
             return None

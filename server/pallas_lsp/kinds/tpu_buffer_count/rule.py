@@ -75,6 +75,7 @@ class TpuBufferCount(PythonRule):
         ev = hit.ev
         block, (count, call, scope) = found
         # Underline the pipeline_mode= argument; a pl.Buffered made elsewhere is related.
+        assert block.entry is not None  # (a refused count is read from a written BlockSpec)
         site = block.entry.call.site
         argument = ev.kwarg(site, "pipeline_mode")
         span = ev.index.span(argument if argument is not None else site.node, site.scope)
@@ -98,6 +99,7 @@ class TpuBufferCount(PythonRule):
         if not edits:
             return []
         _, call, call_scope = found[1]
+        assert isinstance(call, ast.Call)
         last = edits[-1].new_text
         shown = last if last != "2" else f"{hit.code_of(call.func, call_scope)}(2)"  # (in the module's words)
         # (safe: how many buffers the pipeline keeps changes when blocks are copied, never a value)
