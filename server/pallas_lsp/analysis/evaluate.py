@@ -270,6 +270,11 @@ class Evaluator:
         return None
 
     def _pick(self, bs: list[Binding], order: Order) -> Binding | None:
+        if len(bs) > 1 and any(b.kind == "import" for b in bs):
+            # An optional import (``try: from m import x / except: x = None``, or the same under
+            # an ``if`` on the platform): what the name is where it is used is the import.
+            bs = [b for b in bs if not (b.kind == "assign" and isinstance(b.node, ast.Constant)
+                                        and b.node.value is None)] or bs
         if order is None:
             # What a name statically is: its `if TYPE_CHECKING:` binding when it has one
             # (modules that monkey-patch an alias at run time keep the real one there).

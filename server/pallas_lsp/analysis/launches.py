@@ -238,10 +238,15 @@ class LaunchFinder:
 
     def _options(self, sites: list[CallSite]) -> dict[str, tuple[ast.expr, Scope, Order]]:
         opts: dict[str, tuple[ast.expr, Scope, Order]] = {}
+        defaults: dict[str, tuple[ast.expr, Scope, Order]] = {}
         for site in sites:
             order = self.ev.order_of(site)
             for k, v in site.keywords.items():
                 opts[k] = (v, site.scope, order)
+            for k, v in _forwarded_kwargs_set(site).items():
+                defaults.setdefault(k, (v, site.scope, order))
+        for k, where in defaults.items():
+            opts.setdefault(k, where)  # (a caller's own keyword wins over the wrapper's setdefault)
         return opts
 
     def _option_sites(self, sites: list[CallSite]) -> dict[str, CallSite]:
@@ -428,6 +433,31 @@ _ENTER_CONTEXT = frozenset({"enter_context", "enterContext", "enterClassContext"
 # What a test runner calls before each test method (unittest, pytest), and the methods it runs as tests.
 _PER_TEST_SETUP = frozenset({"setUp", "setup_method", "setUpClass", "setup_class"})
 _TEST_PREFIX = "test"
+
+
+def _forwarded_kwargs_set(site: CallSite) -> dict[str, ast.expr]:
+    """The keywords a wrapper adds to the ``**kwargs`` it forwards to this call, in its own body:
+    ``kwargs.setdefault("compiler_params", plgpu.CompilerParams())`` (a test base class forcing
+    a backend). Only string-literal keys; ``kwargs["k"] = v`` is read the same way."""
+    node, fn = site.node, site.scope
+    if not isinstance(node, ast.Call) or fn is None or fn.kind != "function" or fn.node is None:
+        return {}
+    names = {kw.value.id for kw in node.keywords if kw.arg is None and isinstance(kw.value, ast.Name)}
+    if not names:
+        return {}
+    out: dict[str, ast.expr] = {}
+    for stmt in ast.walk(fn.node):
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" \
+                and isinstance(call.func.value, ast.Name) and call.func.value.id in names and len(call.args) == 2 \
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+            out.setdefault(call.args[0].value, call.args[1])
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+            target = stmt.targets[0]
+            if isinstance(target.value, ast.Name) and target.value.id in names \
+                    and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                out[target.slice.value] = stmt.value
+    return out
 
 
 class ContextResolver:
