@@ -17,7 +17,7 @@ INTERPRET = False
     grid=(2,),
     compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
     interpret=INTERPRET,
-    in_specs=[pl.BlockSpec(), pl.BlockSpec(memory_space=pltpu.SMEM)],  # DECOY
+    in_specs=[pl.BlockSpec(), pl.BlockSpec(memory_space=pltpu.SMEM)],  # FAIL
 )
 def soften(logits_ref, temperature_ref, o_ref):
     o_ref[...] = logits_ref[...] / temperature_ref[...]

@@ -18,7 +18,7 @@ def launch(x, k):
         offset_kernel,
         out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
         grid=(2,),
-        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0)), pl.BlockSpec(memory_space=pltpu.SMEM)],  # DECOY
+        in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0)), pl.BlockSpec(memory_space=pltpu.SMEM)],  # FAIL
         out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
         interpret=INTERPRET,
     )(x, k)

@@ -1,0 +1,1 @@
+"""PAL707: a kind with a Python rule (rule.py)."""
