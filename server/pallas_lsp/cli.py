@@ -77,13 +77,30 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_DEFAULT_JOBS))
 
 
+def _backends_option(args: argparse.Namespace) -> tuple[bool, tuple[str, ...] | None]:
+    """(whether ``--backends`` and ``--tpu-generation`` are well formed, said on stderr where
+    not; the backends listed, None when the option is not given)."""
+    from .config import BACKENDS
+
+    backends = None
+    if args.backends is not None:
+        backends = _split([args.backends]) or ()
+        wrong = [b for b in backends if b not in BACKENDS]
+        if wrong:
+            _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
+            return False, None
+    if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
+        return False, None
+    return True, backends
+
+
 def cmd_launches(args: argparse.Namespace) -> int:
     """``pallas-lsp launches``: each launch of the files with its context, backend, grid and
     memory budget (analysis/launch_report.py); JSON has the fields the editor's hint shows."""
     from .analysis.launch_report import budget_hint, launch_reports
     from .analysis.program import workspace_root
     from .checker import Checker, discover
-    from .config import BACKENDS, Config
+    from .config import Config
     from .files import FileReadError, SourceDecodeError
     from .notebooks import is_notebook
     from .rules import default_engine
@@ -92,14 +109,8 @@ def cmd_launches(args: argparse.Namespace) -> int:
         if not os.path.exists(raw):
             _warn(f"no such file or directory: {raw}")
             return 2
-    backends = None
-    if args.backends is not None:
-        backends = _split([args.backends]) or ()
-        wrong = [b for b in backends if b not in BACKENDS]
-        if wrong:
-            _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
-            return 2
-    if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
+    ok, backends = _backends_option(args)
+    if not ok:
         return 2
     base = Config(backends=backends, jax_version=args.jax_version,
                   jax_version_from="--jax-version" if args.jax_version else None,
@@ -149,16 +160,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
     select, ignore = _split(args.select), _split(args.ignore) or ()
     store = _store(args.records or [], sys.stderr)  # (its records may declare rules --select names)
-    backends = None
-    if args.backends is not None:
-        from .config import BACKENDS
-
-        backends = _split([args.backends]) or ()
-        wrong = [b for b in backends if b not in BACKENDS]
-        if wrong:
-            _warn(f"--backends: unknown backend {', '.join(f'`{b}`' for b in wrong)} (known: {', '.join(BACKENDS)})")
-            return 2
-    if args.tpu_generation is not None and _tpu_generation_problem(args.tpu_generation):
+    ok, backends = _backends_option(args)
+    if not ok:
         return 2
     if args.assume_interpret and args.assume_compiled:
         _warn("--assume-interpret and --assume-compiled exclude each other: give one")

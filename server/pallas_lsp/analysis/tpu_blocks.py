@@ -85,6 +85,23 @@ class BlockDefect:
     detail: str
 
 
+def written_block_shape(ev: Evaluator, block: TpuBlock) -> list[ast.expr] | None:
+    """The dims of a block's BlockSpec as written there (``(TM, 256)``: the two expressions), for
+    fixes that edit one; None where the spec is a default one or its shape is not a literal
+    tuple or list. Read in the frames the spec was made in (a helper's parameters)."""
+    if block.entry is None:
+        return None
+    call = block.entry.call
+    site = call.site
+    with ev.within(call.frames):
+        shape = ev.kwarg(site, "block_shape")
+        if shape is None and not site.has_star:
+            shape = ev.posarg(site, 0)
+    if not isinstance(shape, (ast.Tuple, ast.List)):
+        return None
+    return list(shape.elts)
+
+
 @launch_fact
 def tpu_blocks(ev: Evaluator, launch) -> list[TpuBlock] | None:
     """The launch's BlockSpecs in the order the lowering checks them (None for a launch whose

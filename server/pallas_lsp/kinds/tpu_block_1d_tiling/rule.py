@@ -9,7 +9,8 @@ from ...analysis.findings import Fix, TextEdit
 from ...analysis.rule_api import Hit, Report
 from ...analysis.scopes import Scope
 from ...analysis.shapes import array_shape, dimension
-from ...analysis.tpu_blocks import CHUNK, LANES, ONE_D_TILING, TpuBlock, first_mapping_defect, tpu_block_mappings
+from ...analysis.tpu_blocks import (CHUNK, LANES, ONE_D_TILING, TpuBlock, first_mapping_defect, tpu_block_mappings,
+                                    written_block_shape)
 from ...rules.tpu_block_rule import TpuBlockTilingRule
 
 # Bits per element as Mosaic stores a 1-D block (bool is kept as int32), for the dtypes whose
@@ -168,17 +169,13 @@ def _size_node(hit: Hit, block: TpuBlock) -> tuple[ast.AST, Scope, bool] | None:
     """Where the rank-1 block's size is written as one int in this module: (the literal in the
     block shape, its scope, True), or (the literal a module constant is bound to, its scope, False)."""
     ev = hit.ev
-    if block.entry is None:
+    dims = written_block_shape(ev, block)
+    if dims is None or len(dims) != 1 or block.entry is None:
         return None
     call = block.entry.call
     site = call.site
     with ev.within(call.frames):
-        shape = ev.kwarg(site, "block_shape")
-        if shape is None and not site.has_star:
-            shape = ev.posarg(site, 0)
-        if not isinstance(shape, (ast.Tuple, ast.List)) or len(shape.elts) != 1:
-            return None
-        node: ast.AST = shape.elts[0]
+        node: ast.AST = dims[0]
         if isinstance(node, ast.Call):  # pl.Blocked(n)
             blocked = ev.called_api(ev.value(node, site.scope, call.order)) == _BLOCKED
             if not blocked or node.keywords or len(node.args) != 1:

@@ -9,7 +9,7 @@ from ...analysis.findings import Fix, Related, TextEdit
 from ...analysis.launch_specs import first_spec_defect
 from ...analysis.rule_api import Hit, Report
 from ...analysis.scopes import Scope
-from ...analysis.tpu_blocks import TpuBlock, first_mapping_defect, tpu_block_mappings
+from ...analysis.tpu_blocks import TpuBlock, first_mapping_defect, tpu_block_mappings, written_block_shape
 from ...rules.base import PythonRule
 from ...rules.tpu_block_rule import lowered_by_mosaic_tpu
 from ...rules.tpu_dtype_rule import TpuDtypeRule
@@ -142,18 +142,13 @@ class TpuInt8BlockTiling(PythonRule):
         """The int literal the block's row dim is spelled with in this file: in the block
         shape, or the one assignment of the name it reads (``TM = 16``, ``M, N, TM = 128, 256, 16``)."""
         ev = hit.ev
-        if block.entry is None:
+        dims = written_block_shape(ev, block)
+        if dims is None or len(dims) < 2 or block.entry is None:
             return None
         call = block.entry.call
-        site = call.site
         with ev.within(call.frames):
-            shape = ev.kwarg(site, "block_shape")
-            if shape is None and not site.has_star:
-                shape = ev.posarg(site, 0)
-            if not isinstance(shape, (ast.Tuple, ast.List)) or len(shape.elts) < 2:
-                return None
-            node: ast.AST = shape.elts[-2]
-            scope = site.scope
+            node: ast.AST = dims[-2]
+            scope = call.site.scope
             for _ in range(4):
                 if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
                     return (node, scope) if hit.index.path_of(scope) == hit.index.path else None
