@@ -22,12 +22,7 @@ RELEASES = ("0.10.2", "0.11.2")
 CORPORA = ("corpus", "corpus-wave2", "corpus-prims", "corpus-structure")
 # Differences the knowledge does not hold yet (docs/releases.md, "Results"): strict, so each
 # fails loudly once fixed.
-KNOWN_GAPS = {
-    ("corpus-structure", "0.10.2"): "triton_pow2_whole_array_100: a plain GPU pallas_call lowers through Mosaic "
-                                    "GPU (Lane) in 0.10.2, whose copy of 400 bytes is not a multiple of 128 "
-                                    "(mgpu-copy-bytes-not-warpgroup-multiple, which PAL311 claims only for "
-                                    "plgpu.kernel copies)",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 def _score_release():

@@ -76,10 +76,13 @@ class Program:
 
     name: str
     text: str
+    # The jax release it runs under (an example's ``# jax:`` header, run in ``.oracle-env-X``);
+    # None: the pinned one.
+    jax: str | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.name}:{hashlib.sha1(self.text.encode()).hexdigest()[:12]}"
+        return f"{self.name}:{self.jax or ''}:{hashlib.sha1(self.text.encode()).hexdigest()[:12]}"
 
 
 @dataclass
@@ -145,8 +148,15 @@ def run_program(python: str, program: Program, timeout: float = TIMEOUT_S) -> Re
                   seconds=seconds)
 
 
+def release_python(release: str) -> str | None:
+    """The interpreter of ``.oracle-env-X`` (``scripts/oracle-env --jax X``), where it is built."""
+    python = ROOT / f".oracle-env-{release}" / "bin" / "python"
+    return str(python) if os.access(python, os.X_OK) else None
+
+
 class Oracle:
-    """Runs programs on a small thread pool; each distinct program runs once a session."""
+    """Runs programs on a small thread pool; each distinct program runs once a session. A
+    program for another release runs in that release's environment."""
 
     def __init__(self, python: str, jobs: int = JOBS, timeout: float = TIMEOUT_S) -> None:
         self.python = python
@@ -160,7 +170,14 @@ class Oracle:
         with self.lock:
             fut = self.futures.get(program.key)
             if fut is None:
-                fut = self.pool.submit(run_program, self.python, program, self.timeout)
+                python = self.python if program.jax is None else release_python(program.jax)
+                if python is None:
+                    fut = Future()
+                    fut.set_result(Result("crashed", message=(
+                        f"no environment for jax {program.jax} (.oracle-env-{program.jax}/bin/python is "
+                        f"missing): run `scripts/oracle-env --jax {program.jax}` (scripts/test does)")))
+                else:
+                    fut = self.pool.submit(run_program, python, program, self.timeout)
                 self.futures[program.key] = fut
             return fut
 

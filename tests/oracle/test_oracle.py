@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -24,9 +25,9 @@ from pallas_lsp.analysis.edits import apply_edits
 from pallas_lsp.analysis.findings import Finding, Fix
 from pallas_lsp.records import builtin_records
 from pallas_lsp.rules import Example, default_rule_set
-from pallas_lsp.rules.examples import examples_for, verified_on
+from pallas_lsp.rules.examples import examples_for, oracle_releases, verified_on
 
-from .conftest import CORPUS, Program
+from .conftest import CORPUS, Program, _child_env, release_python
 
 pytestmark = pytest.mark.oracle
 
@@ -57,7 +58,7 @@ class ExampleCase:
         return f"{self.code}-{self.example.name}"
 
     def program(self) -> Program:
-        return Program(f"{self.code.lower()}_{self.example.name}.py", self.example.code)
+        return Program(f"{self.code.lower()}_{self.example.name}.py", self.example.code, self.example.jax)
 
     def oracle_programs(self) -> list[Program]:
         return [self.program()]
@@ -84,7 +85,7 @@ class FixCase(ExampleCase):
 
     @cached_property
     def findings(self) -> list[Finding]:
-        return list(analyse(self.example.code, "example.py").findings)
+        return list(analyse(self.example.code, "example.py", **self.example.analysis_options()).findings)
 
     @cached_property
     def offered(self) -> list[Fix]:
@@ -100,7 +101,7 @@ class FixCase(ExampleCase):
         out = []
         for j, fix in enumerate(f for f in self.offered if fix_is_checked(f, self.example.fixes)):
             fixed = apply_edits(self.example.code, fix.edits)
-            out.append((fix, Program(f"{self.code.lower()}_{self.example.name}_fix{j}.py", fixed)))
+            out.append((fix, Program(f"{self.code.lower()}_{self.example.name}_fix{j}.py", fixed, self.example.jax)))
         return out
 
     def oracle_programs(self) -> list[Program]:
@@ -143,7 +144,8 @@ def test_valid_example_runs_clean(case: ExampleCase, oracle) -> None:
 @pytest.mark.parametrize("case", INVALID, ids=_ids(INVALID))
 def test_analyser_names_the_error_jax_raises(case: ExampleCase, oracle) -> None:
     res = oracle.result(case.program())
-    mine = [f for f in analyse(case.example.code, "example.py").findings if f.code == case.code]
+    mine = [f for f in analyse(case.example.code, "example.py", **case.example.analysis_options()).findings
+            if f.code == case.code]
     assert mine, f"{case.id}: the analyser reports no {case.code} finding"
     assert res.outcome == "raises", (
         f"{case.id}: the analyser predicts a failure ({mine[0].message}), but the program {res.describe()}")
@@ -168,18 +170,37 @@ def test_quick_fixes_leave_code_that_runs_clean(case: FixCase, oracle) -> None:
             problems.append(f"{fix.title!r}: the fixed program {res.describe()}\n--- fixed program ---\n"
                             f"{program.text}")
             continue
-        still = [f for f in analyse(program.text, "example.py").findings if f.code == case.code]
+        still = [f for f in analyse(program.text, "example.py", **ex.analysis_options()).findings
+                 if f.code == case.code]
         if still:
             problems.append(f"{fix.title!r}: JAX runs the fixed program clean, but {case.code} still "
                             f"flags it: {[f.message for f in still]}")
     assert not problems, f"{case.id}:\n" + "\n".join(problems)
 
 
+def _releases_run(code: str, pinned: str) -> set[str]:
+    """The releases the oracle runs a rule's examples under (chip examples are not run)."""
+    found = examples_for(code)
+    return {e.jax or pinned for e in (*found.valid, *found.invalid) if e.oracle != "chip"}
+
+
 def test_oracle_runs_the_jax_version_the_rules_were_verified_on(oracle) -> None:
     checked = [r for r in RULES if examples_for(r.code)]
-    stale = [r.code for r in checked if oracle.jax_version not in verified_on(r)]
-    assert not stale, (f"the oracle runs jax {oracle.jax_version}, but rules {stale} say they were verified on "
-                       f"{sorted({v for r in checked for v in verified_on(r)})}")
+    stale = {r.code: sorted(_releases_run(r.code, oracle.jax_version) - set(verified_on(r))) for r in checked}
+    stale = {code: missing for code, missing in stale.items() if missing}
+    assert not stale, (f"the oracle runs these rules' examples under releases the rules do not say they were "
+                       f"verified on: {stale}")
+
+
+@pytest.mark.parametrize("release", oracle_releases())
+def test_each_release_the_examples_name_runs_in_its_own_environment(release: str) -> None:
+    python = release_python(release)
+    assert python is not None, (f"examples name jax {release} (`# jax: {release}`), but .oracle-env-{release} is "
+                                f"missing: run `scripts/oracle-env --jax {release}` (scripts/test does)")
+    probe = subprocess.run([python, "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)"],
+                           env=_child_env(), capture_output=True, text=True, timeout=120)
+    assert probe.returncode == 0, probe.stderr[-500:]
+    assert probe.stdout.split() == [release, release], f".oracle-env-{release} has jax {probe.stdout.strip()}"
 
 
 # --- the shared corpus --------------------------------------------------------------------------------

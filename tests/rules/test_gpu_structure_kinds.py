@@ -1,5 +1,6 @@
 """The GPU launch-structure kinds: what Pallas's Triton lowering refuses in a pl.pallas_call's
-grid mapping (PAL661-PAL663). Every program here was lowered for CUDA under an abstract H100
+grid mapping (PAL661-PAL663), and what jax 0.9-0.10 refuse where Mosaic GPU compiles a plain GPU
+pallas_call (PAL312, PAL310). Every program here was lowered for CUDA under an abstract H100
 with jax 0.12.0.1 (and the release cases under 0.10.2 / 0.11.2); shapes differ from the
 examples and the corpus on purpose."""
 from pallas_lsp.releases import analysis_release
@@ -453,3 +454,77 @@ def test_a_200_element_smem_scratch_loaded_whole_under_lane():
     text = LANE_LOAD.replace("{params}", LANE)
     assert load_findings(text) == [line_of(text, "    o_ref[...] = acc_ref[...] + 1.0")]
     assert load_findings(LANE_LOAD.replace("{params}", "")) == []  # (Warpgroup by default in 0.12)
+
+
+# --- jax 0.9-0.10: a plain GPU pallas_call compiled by Mosaic GPU (Lane): PAL312, PAL310 ----------
+# Each lowered for CUDA with jax 0.10.2 (NotImplementedError "Only copies transferring a number of
+# bytes divisible by the warpgroup size ..." / ValueError "memref<...> must have a number of
+# elements that is a multiple of 128"), and quiet under 0.11.2 and the pinned release (Triton).
+MOSAIC_LANE = ("PAL310", "PAL312")
+ROWS_BLOCKS = """
+def scale_kernel(x_ref, y_ref, o_ref, p_ref):
+    o_ref[...] = x_ref[...] * 2.0
+    p_ref[...] = y_ref[...] + 1.0
+
+
+def run(x, y):
+    return pl.pallas_call(scale_kernel, grid=(4,),
+                          in_specs=[pl.BlockSpec((2, 64), lambda i: (i, 0)), pl.BlockSpec((2, 24), lambda i: (i, 0))],
+                          out_specs=[pl.BlockSpec((2, 64), lambda i: (i, 0)), pl.BlockSpec((2, 24), lambda i: (i, 0))],
+                          out_shape=[jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                     jax.ShapeDtypeStruct(y.shape, y.dtype)])(x, y)
+
+
+ARGS = (jax.ShapeDtypeStruct((8, 64), jnp.float32), jax.ShapeDtypeStruct((8, 24), jnp.float32))
+"""
+
+
+def lane_findings(text: str, release: str | None = "0.10.2", platform: str | None = "cuda") -> list[tuple[str, int]]:
+    program = HEADER + text + (lowering(platform) if platform else "")
+    kw = {"release": analysis_release(release)} if release else {}
+    return sorted((f.code, f.span.line) for f in analyse(program, "/tmp/mosaic_lane.py", **kw).findings
+                  if f.code in MOSAIC_LANE)
+
+
+def test_jax_0_10_copies_each_input_block_in_multiples_of_128_bytes():
+    # (2, 24) float32 is 192 bytes: the second input's copy raises (bytes=192), before any load
+    line = line_of(ROWS_BLOCKS, "                          in_specs=[pl.BlockSpec((2, 64), lambda i: (i, 0)), "
+                                "pl.BlockSpec((2, 24), lambda i: (i, 0))],")
+    assert lane_findings(ROWS_BLOCKS) == [("PAL312", line)]
+    assert lane_findings(ROWS_BLOCKS, release="0.11.2") == []
+    assert lane_findings(ROWS_BLOCKS, release=None) == []
+    assert lane_findings(ROWS_BLOCKS, platform="tpu") == []
+
+
+def test_blocks_that_copy_but_do_not_load_whole_are_the_lane_load_error():
+    # (2, 32) float32 copies (256 bytes) but holds 64 elements: the first whole load raises
+    text = ROWS_BLOCKS.replace("(2, 24)", "(2, 32)").replace("(8, 24)", "(8, 32)")
+    assert lane_findings(text) == [("PAL310", line_of(text, "    p_ref[...] = y_ref[...] + 1.0"))]
+    fine = text.replace("(2, 64)", "(2, 128)").replace("(8, 64)", "(8, 128)").replace("(2, 32)", "(2, 128)") \
+        .replace("(8, 32)", "(8, 128)")
+    assert lane_findings(fine) == []
+
+
+def test_inputs_left_in_gmem_are_not_copied():
+    text = ROWS_BLOCKS.replace("pl.BlockSpec((2, 24), lambda i: (i, 0))", "pl.BlockSpec(memory_space=pl.ANY)", 1) \
+        .replace("(2, 24), lambda i: (i, 0))],", "(8, 24), lambda i: (0, 0))],").replace("grid=(4,)", "grid=(1,)")
+    # (its copy is gone, but loading the (8, 24) GMEM ref whole is a Lane load of 192 elements;
+    # x_ref's (2, 64) block, loaded first, holds 128)
+    assert lane_findings(text) == [("PAL310", line_of(text, "    p_ref[...] = y_ref[...] + 1.0"))]
+
+
+def test_triton_params_or_warpgroup_semantics_choose_no_lane_pipeline():
+    triton = ROWS_BLOCKS.replace("jax.ShapeDtypeStruct(y.shape, y.dtype)])(x, y)",
+                                 "jax.ShapeDtypeStruct(y.shape, y.dtype)],\n"
+                                 "                          compiler_params=plt.CompilerParams())(x, y)")
+    assert lane_findings(triton) == []
+    warpgroup = triton.replace("plt.CompilerParams()",
+                               "plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Warpgroup)")
+    assert lane_findings(warpgroup) == []
+
+
+def test_an_input_of_unknown_size_before_keeps_the_copy_verdict_unknown():
+    text = ROWS_BLOCKS.replace("pl.BlockSpec((2, 64), lambda i: (i, 0)), pl.BlockSpec((2, 24)",
+                               "pl.BlockSpec(FIRST_BLOCK, lambda i: (i, 0)), pl.BlockSpec((2, 24)")
+    text = "import json\nFIRST_BLOCK = tuple(json.load(open('blocks.json')))\n" + text
+    assert lane_findings(text) == []

@@ -20,9 +20,10 @@ from . import api
 from .contexts import Context, JaxRelease, Mode
 from .evaluate import CallVal, Evaluator, Order, TupleVal
 from .launch_signature import dtype_name, grid_spec_call, is_allocation, kernel_arity, ref_counts, spec_keyword
-from .launch_specs import first_spec_defect
+from .launch_specs import first_spec_defect, read_launch_specs
 from .scopes import Scope
 from .shapes import shape_literal
+from .tpu_blocks import TpuBlock, tpu_block_mappings
 
 Where = tuple[ast.expr, Scope, Order]
 # A grid entry that is a traced value, and why (the rule layer's static evaluator decides).
@@ -339,6 +340,78 @@ class LaneLoad:
     param: str
     shape: tuple[int, ...]
     load: ast.Subscript  # the whole load ``ref[...]``
+
+
+def mosaic_gpu_pipelines_pallas_call(release: JaxRelease) -> bool:
+    """Whether a ``pl.pallas_call`` that Mosaic GPU compiles reaches its block pipeline in the
+    release: where a plain GPU pallas_call lowers through Mosaic GPU (jax 0.9, 0.10;
+    ``lower_pipelined_jaxpr_to_module``). From 0.11 such a call fails before (PAL302), and in
+    0.8 (Triton by default) it is not verified."""
+    return release.gpu_pallas_call_backend == "mosaic_gpu"
+
+
+@dataclass(frozen=True)
+class UnalignedBlockCopy:
+    """An input block Mosaic GPU's pipeline copies into SMEM whose size is not a multiple of 128
+    bytes."""
+
+    block: TpuBlock
+    shape: tuple[int, ...]
+    bytes: int
+
+
+def input_block_copies(ev: Evaluator, launch) -> list[tuple[TpuBlock, tuple[int, ...] | None, int | None]] | None:
+    """The input blocks of a ``pl.pallas_call`` that Mosaic GPU's pipeline copies from GMEM into
+    SMEM (``BufferedRef.copy_in``: every input in the default space, each step, with a
+    barrier), in order, each with its shape and bytes where the code says them; None when the
+    inputs cannot be read or one is in a space not read here. Inputs left in GMEM
+    (``pl.ANY``) are not copied. Scalar-prefetch operands and ``pipeline_mode`` make the lowering
+    fail earlier (their own errors): None."""
+    specs = read_launch_specs(ev, launch)
+    if specs is None or specs.num_scalar_prefetch != 0:
+        return None
+    blocks = tpu_block_mappings(ev, launch)
+    if blocks is None:
+        return None
+    copies: list[tuple[TpuBlock, tuple[int, ...] | None, int | None]] = []
+    for block in blocks:
+        if not block.origin.startswith("args") or block.memory_space == "any":
+            continue
+        if block.memory_space != "default":
+            return None  # (plgpu's spaces or an unknown one)
+        if block.entry is not None and ev.kwarg(block.entry.call.site, "pipeline_mode") is not None:
+            return None
+        shape: tuple[int, ...] | None = None
+        if block.dims is None:
+            shape = tuple(block.array) if block.array is not None and not block.has_block_shape else None
+        elif all(d.squeezed or d.size is not None for d in block.dims):
+            shape = tuple(1 if d.squeezed or d.size is None else d.size for d in block.dims)
+        bits = _DTYPE_BITS.get(block.dtype or "")
+        size = None
+        if shape is not None and bits is not None and (_size(shape) * bits) % 8 == 0:
+            size = _size(shape) * bits // 8
+        copies.append((block, shape, size))
+    return copies
+
+
+def first_unaligned_block_copy(ev: Evaluator, launch) -> UnalignedBlockCopy | None:
+    """The first input block Mosaic GPU's pipeline copies into SMEM whose bytes are not a
+    multiple of the warpgroup size: under Lane semantics ``_copy_gmem_to_smem_lowering``
+    refuses it. The inputs are copied in order, so an earlier one of unknown size keeps the
+    verdict unknown (None)."""
+    for block, shape, size in input_block_copies(ev, launch) or []:
+        if size is None or shape is None:
+            return None
+        if size % WARPGROUP_SIZE:
+            return UnalignedBlockCopy(block, shape, size)
+    return None
+
+
+def block_copies_aligned(ev: Evaluator, launch) -> bool:
+    """Whether every input block Mosaic GPU's pipeline copies is surely a multiple of 128 bytes
+    (so the copies pass and the kernel body is lowered next)."""
+    copies = input_block_copies(ev, launch)
+    return copies is not None and all(size is not None and size % WARPGROUP_SIZE == 0 for _, _, size in copies)
 
 
 def first_lane_load_defect(ev: Evaluator, launch, ref_shapes: dict[str, tuple[int, ...]]) -> LaneLoad | None:

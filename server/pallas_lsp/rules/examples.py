@@ -54,17 +54,18 @@ class Example:
     # lines open it.
     path: str = field(default="", compare=False)
     header_lines: int = 0
-    # ``# jax: 0.10.2``: the release the example is checked against (a kind only that release
-    # raises; the oracle cannot run it: such examples are ``# oracle: chip``); None: the pinned one.
+    # ``# jax: 0.10.2``: the release the example is analysed and run under (a kind only that
+    # release raises: the oracle runs it in ``.oracle-env-0.10.2``, a chip example's truth is its
+    # chip label); None: the pinned one.
     jax: str | None = None
 
     def analysis_options(self) -> dict:
         """The options the example is analysed with: its release, where it names one."""
         if self.jax is None:
             return {}
-        from ..analysis.contexts import JaxRelease
+        from ..releases import analysis_release  # (the release's facts: its GPU defaults, its public names)
 
-        return {"release": JaxRelease(self.jax)}
+        return {"release": analysis_release(self.jax)}
 
     @property
     def name(self) -> str:
@@ -176,9 +177,9 @@ def parse_example(path: Path) -> tuple[str, Example]:
     if jax is not None:
         if not re.fullmatch(r"\d+\.\d+\.\d+(\.\d+)?", jax):
             raise _fail(path, values["jax"][0][0], f"`# jax:` is a release such as 0.10.2, not `{jax}`")
-        if oracle != "chip":
-            raise _fail(path, values["jax"][0][0], "an example checked against another release than the "
-                                                   "oracle's is `# oracle: chip` (its truth is a chip label)")
+        if jax not in _KNOWN_RELEASES():
+            raise _fail(path, values["jax"][0][0], f"`# jax: {jax}` is not a release pallas-lsp has data for "
+                                                   f"({', '.join(sorted(_KNOWN_RELEASES()))})")
     marked = [n for n, line in enumerate(lines, 1) if n > header_lines and line.rstrip().endswith(ERROR_MARKER)]
     if kind == "invalid" and len(marked) != 1:
         raise _fail(path, marked[1] if marked else header_lines,
@@ -263,6 +264,22 @@ def example_problems(codes: "set[str] | None" = None, root: Path | None = None) 
     return problems
 
 
+def _KNOWN_RELEASES() -> frozenset[str]:
+    from ..lowering import shipped_releases
+
+    return frozenset(shipped_releases())
+
+
+def oracle_releases() -> list[str]:
+    """The releases other than the pinned one that the oracle runs examples under (their
+    ``# jax:`` headers; chip examples are not run): scripts/test builds an environment for each."""
+    found = set()
+    for code in example_codes():
+        ex = examples_for(code)
+        found |= {e.jax for e in (*ex.valid, *ex.invalid) if e.jax is not None and e.oracle != "chip"}
+    return sorted(found)
+
+
 def verified_on(rule) -> tuple[str, ...]:
     """The JAX versions a rule's examples were checked on: a Python rule says so (its
     ``verified_on``); a data rule's examples are checked by the same oracle, on the version the
@@ -274,4 +291,4 @@ def verified_on(rule) -> tuple[str, ...]:
 
 
 __all__ = ["ERROR_MARKER", "Example", "ExampleError", "FIRST_LINE", "RuleExamples", "VERIFIED_ON", "example_codes",
-           "example_problems", "examples_dir", "examples_for", "parse_example", "verified_on"]
+           "example_problems", "examples_dir", "examples_for", "oracle_releases", "parse_example", "verified_on"]

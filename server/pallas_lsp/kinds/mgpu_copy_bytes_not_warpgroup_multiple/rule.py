@@ -1,5 +1,6 @@
 """PAL311: ``plgpu.copy_gmem_to_smem`` under Lane semantics into a buffer whose size in bytes is
-not a multiple of the warpgroup size (128)."""
+not a multiple of the warpgroup size (128). PAL312: the same copy made by Mosaic GPU's pipeline for
+a ``pl.pallas_call``'s input block (jax 0.9, 0.10)."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,8 @@ from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.evaluate import ParamVal
 from ...analysis.findings import Related
-from ...analysis.gpu_launch import WARPGROUP_SIZE, barriers_order_tensor_core, scratch_buffer
+from ...analysis.gpu_launch import (WARPGROUP_SIZE, barriers_order_tensor_core, first_unaligned_block_copy,
+                                    mosaic_gpu_pipelines_pallas_call, scratch_buffer)
 from ...analysis.rule_api import Hit, Report
 from ...rules.base import PythonRule
 
@@ -67,3 +69,51 @@ class MgpuCopyBytesNotWarpgroupMultiple(PythonRule):
                     f"under Lane semantics a copy must move a multiple of {WARPGROUP_SIZE} bytes")
         return Report(error, headline, related=(Related(hit.span_of(node, scope), f"`{v.name}`: {size} bytes"),),
                       fixable=False)
+
+
+class MgpuPallasCallBlockCopyBytes(PythonRule):
+    """A `pl.pallas_call` input block of a byte count not a multiple of 128, compiled by Mosaic GPU
+    under Lane semantics.
+
+    In jax 0.9 and 0.10 a GPU `pl.pallas_call` without Triton params lowers through Mosaic GPU
+    (`lower_pipelined_jaxpr_to_module`, `jax/_src/pallas/mosaic_gpu/lowering.py`) with Lane
+    semantics by default. Its pipeline copies every input block in the default (SMEM) space from
+    GMEM with `copy_gmem_to_smem` and a barrier, and under Lane semantics that copy's bytes must
+    divide by the warpgroup size (128): a whole (100,) float32 array (400 bytes) or a (None, 20)
+    float32 block (80 bytes) raises before the kernel body is lowered. Blocks of a multiple of
+    128 bytes (32 float32, 64 bf16 elements) copy; inputs left in GMEM (`memory_space=pl.ANY`)
+    are not copied. From jax 0.11 a plain GPU pallas_call lowers through Triton instead.
+    """
+
+    code = "PAL312"
+    name = "mgpu-pallas-call-block-copy-bytes"
+    record = "mgpu-copy-bytes-not-warpgroup-multiple"
+    summary = ("a pl.pallas_call input block whose bytes are not a multiple of 128, copied into SMEM by Mosaic GPU "
+               "(a GPU pallas_call's default backend in jax 0.9-0.10)")
+    label = "pl.BlockSpec"
+    construct = "launch"
+    apis = frozenset({api.PALLAS_CALL})
+    modes = frozenset({Mode.MOSAIC_GPU})
+    launch_apis = frozenset({api.PALLAS_CALL})
+    verified_on = ("0.10.2",)  # (its examples run under jax 0.10.2: later releases lower through Triton)
+
+    def applies(self, hit: Hit) -> bool:
+        ctx = hit.context
+        return (super().applies(hit) and ctx.lowered_for in (None, "cuda") and ctx.lowering_semantics == "lane"
+                and mosaic_gpu_pipelines_pallas_call(hit.release))
+
+    def check(self, hit: Hit) -> Report | None:
+        found = first_unaligned_block_copy(hit.ev, hit.launch)
+        if found is None:
+            return None
+        block = found.block
+        node, scope, _ = block.where
+        shape = "(" + ", ".join(map(str, found.shape)) + ("," if len(found.shape) == 1 else "") + ")"
+        how = f"has the block {shape}" if block.has_block_shape else f"is copied whole, {shape}"
+        error = ("NotImplementedError: Only copies transferring a number of bytes divisible by the warpgroup size "
+                 f"are supported. Got bytes={found.bytes} but warpgroup size is {WARPGROUP_SIZE}")
+        headline = (f"`{block.origin}` {how} {block.dtype}, {found.bytes} bytes, not a multiple of {WARPGROUP_SIZE}: "
+                    f"jax {hit.release.version} compiles a GPU pallas_call with Mosaic GPU (Lane semantics), whose "
+                    f"pipeline copies each input block into SMEM in multiples of {WARPGROUP_SIZE} bytes")
+        related = tuple(Related(hit.span_of(w[0], w[1]), text) for w, text in block.related)
+        return Report(error, headline, span=hit.span_of(node, scope), key=id(node), related=related, fixable=False)

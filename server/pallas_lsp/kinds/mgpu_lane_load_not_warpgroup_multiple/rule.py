@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...analysis import api
 from ...analysis.contexts import Mode
-from ...analysis.gpu_launch import WARPGROUP_SIZE, first_lane_load_defect
+from ...analysis.gpu_launch import (WARPGROUP_SIZE, block_copies_aligned, first_lane_load_defect,
+                                    mosaic_gpu_pipelines_pallas_call)
 from ...analysis.rule_api import Hit, Report
 from ...analysis.shapes import kernel_ref_shapes
 from ...rules.base import PythonRule
@@ -19,7 +20,9 @@ class MgpuLaneLoadNotWarpgroupMultiple(PythonRule):
     `jax/experimental/mosaic/gpu/fragmented_array.py`), which needs a number of elements that is
     a multiple of 128: a 100-element or a (10, 30) ref raises. Use shapes with a multiple of 128
     elements (pad, or process a 128-multiple prefix). Warpgroup semantics (the default from jax
-    0.11) infer layouts instead and fail differently, if at all.
+    0.11) infer layouts instead and fail differently, if at all. In jax 0.9 and 0.10 a GPU
+    `pl.pallas_call` lowers through Mosaic GPU with Lane semantics by default, and its refs are
+    its blocks (after its pipeline has copied each input block into SMEM, PAL312).
     """
 
     code = "PAL310"
@@ -28,16 +31,22 @@ class MgpuLaneLoadNotWarpgroupMultiple(PythonRule):
     summary = "a whole ref load under Mosaic GPU Lane semantics of a ref whose element count is not a multiple of 128"
     label = "ref[...]"
     construct = "launch"
-    apis = frozenset({api.PLGPU_KERNEL})
-    launch_apis = frozenset({api.PLGPU_KERNEL})  # (verified on plgpu.kernel)
+    apis = frozenset({api.PLGPU_KERNEL, api.PALLAS_CALL})
+    # (verified on plgpu.kernel, and on pl.pallas_call where Mosaic GPU compiles it: jax 0.9-0.10)
+    launch_apis = frozenset({api.PLGPU_KERNEL, api.PALLAS_CALL})
     modes = frozenset({Mode.MOSAIC_GPU})
+    verified_on = ("0.12.0.1", "0.10.2")  # (plgpu.kernel's examples; pl.pallas_call's run under 0.10.2)
 
     def applies(self, hit: Hit) -> bool:
         ctx = hit.context
-        return super().applies(hit) and ctx.lowered_for in (None, "cuda") and ctx.lowering_semantics == "lane"
+        if not (super().applies(hit) and ctx.lowered_for in (None, "cuda") and ctx.lowering_semantics == "lane"):
+            return False
+        return hit.launch.api.name != api.PALLAS_CALL or mosaic_gpu_pipelines_pallas_call(hit.release)
 
     def check(self, hit: Hit) -> Report | None:
         ev, launch = hit.ev, hit.launch
+        if launch.api.name == api.PALLAS_CALL and not block_copies_aligned(ev, launch):
+            return None  # (the pipeline copies the input blocks before the body is lowered: PAL312)
         found = first_lane_load_defect(ev, launch, kernel_ref_shapes(ev, launch))
         if found is None:
             return None

@@ -42,7 +42,7 @@ class TritonBlockPowerOfTwo(TritonLaunchRule):
         kernel = launch.kernel
         related = (Related(ev.other(kernel).index.span(block.access, kernel),
                            f"`{block.param}` is loaded or stored whole here: an array of shape {shape}"),)
-        what = "the block" if span.line != hit.span_of(launch.site.node, launch.site.scope).line else "the whole array"
+        what = "the whole array" if node is launch.site.node else "the block"  # (no BlockSpecs: the launch)
         headline = (f"`{block.param}` gets {what} {shape}, {size} elements, not a power of 2: the Triton lowering "
                     f"needs power-of-2 sizes (use a power-of-2 block and a pl.cdiv grid)")
         error = ("ValueError: The Pallas Triton lowering currently requires that all operations have array arguments "
