@@ -528,3 +528,39 @@ def test_an_input_of_unknown_size_before_keeps_the_copy_verdict_unknown():
                                "pl.BlockSpec(FIRST_BLOCK, lambda i: (i, 0)), pl.BlockSpec((2, 24)")
     text = "import json\nFIRST_BLOCK = tuple(json.load(open('blocks.json')))\n" + text
     assert lane_findings(text) == []
+
+
+ORDERED = """
+def scale_kernel(x_ref, o_ref, acc_ref):
+    o_ref[...] = x_ref[...] * 2.0
+
+
+@functools.partial(jax.jit, static_argnames=())
+def run(x, steps):
+    return pl.pallas_call(scale_kernel, grid=(steps,),
+                          in_specs=[pl.BlockSpec((None, 24), lambda i: (i, 0))],
+                          out_specs=pl.BlockSpec((None, 24), lambda i: (i, 0)),
+                          out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)])(x)
+
+
+ARGS = (jax.ShapeDtypeStruct((4, 24), jnp.float32), 4)
+"""
+
+
+def mosaic_order_findings(text: str) -> list[str]:
+    program = HEADER + text + lowering("cuda", "run")
+    return sorted(f.code for f in analyse(program, "/tmp/mosaic_order.py", release=analysis_release("0.10.2")).findings
+                  if f.code in MOSAIC_LANE + TRITON)
+
+
+def test_jax_0_10_mosaic_gpu_checks_a_pallas_call_in_its_own_order():
+    # jax 0.10.2 raised, in turn: "dynamic grid bounds not supported in the Mosaic GPU backend";
+    # with a static grid, "Unsupported memory space: vmem" (the VMEM scratch, which no kind
+    # reports); without the scratch, the 96-byte row copy (PAL312)
+    assert mosaic_order_findings(ORDERED) == ["PAL663"]
+    static = ORDERED.replace("grid=(steps,)", "grid=(4,)")
+    assert mosaic_order_findings(static) == []
+    no_scratch = static.replace(",\n                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)])(x)", ")(x)") \
+        .replace("o_ref, acc_ref):", "o_ref):")
+    assert mosaic_order_findings(no_scratch) == ["PAL312"]

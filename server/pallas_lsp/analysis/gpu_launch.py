@@ -128,6 +128,59 @@ def first_triton_defect(ev: Evaluator, launch, dynamic_entry: DynamicEntry) -> T
     return None
 
 
+def mosaic_gpu_pipelined(ev: Evaluator, launch, ctx: Context, release: JaxRelease) -> bool:
+    """Whether ``ctx`` compiles ``launch``, a ``pl.pallas_call``, with Mosaic GPU's block pipeline,
+    in a release whose default GPU backend is Mosaic GPU (jax 0.9, 0.10): decided so, or lowered
+    for CUDA without params that choose another backend (JAX picks the backend by platform: TPU
+    memory spaces in the specs do not make it a TPU kernel there)."""
+    if launch.api.name != api.PALLAS_CALL or ctx.mode.is_interpret or ctx.cpu_host:
+        return False
+    if ctx.lowered_for not in (None, "cuda") or not mosaic_gpu_pipelines_pallas_call(release):
+        return False
+    if ctx.mode == Mode.MOSAIC_GPU:
+        return True
+    if ctx.lowered_for != "cuda" or ctx.mode not in (Mode.TPU, Mode.COMPILED):
+        return False
+    params = _api_of(ev, launch.options.get("compiler_params"))
+    return params is None or params.startswith(api.PLGPU + ".")
+
+
+def first_mosaic_gpu_pipeline_defect(ev: Evaluator, launch, dynamic_entry: DynamicEntry
+                                     ) -> tuple[TritonDefect | None, bool]:
+    """The first grid-mapping check a pallas_call compiled by Mosaic GPU's pipeline fails (jax
+    0.9-0.10: ``pallas_call_registration.py`` refuses a dynamic grid, then
+    ``lower_pipelined_jaxpr_to_module`` scalar-prefetch operands, then the resource estimate a
+    scratch ref in a memory space Mosaic GPU does not have, such as ``pltpu.VMEM``), and whether
+    every check is known to pass when there is none (False: tracing fails first, or a count or an
+    entry is not read)."""
+    if traced_first(ev, launch):
+        return None, False
+    dynamic = dynamic_entry(ev, launch)
+    if dynamic is not None:
+        return TritonDefect(DYNAMIC_GRID, dynamic[0], dynamic[1]), True
+    prefetch, where = _scalar_prefetch(ev, launch)
+    if prefetch is None:
+        return None, False
+    if prefetch > 0 and where is not None:
+        return TritonDefect(SCALAR_PREFETCH, where, f"{prefetch} scalar-prefetch operand{'s' * (prefetch != 1)}",
+                            prefetch), True
+    where = _scratch_where(ev, launch)
+    if where is None:
+        return None, True
+    v = ev.returned(ev.value(*where))
+    if not isinstance(v, TupleVal):
+        return None, False
+    with ev.within(v.frames):
+        for item in v.items:
+            made = ev.value(*item)
+            name = ev.called_api(made) if isinstance(made, CallVal) else ev.ext_name(made)
+            if name and name.startswith(api.PLTPU + "."):
+                return TritonDefect(SCRATCH, item, f"a scratch ref in {name.rsplit('.', 1)[-1]}", 1), True
+            if not (name and name.startswith(api.PLGPU + ".")):
+                return None, False
+    return None, True
+
+
 def scratch_count(ev: Evaluator, where: Where) -> int | None:
     """How many scratch refs a ``scratch_shapes`` argument gives (a literal list or tuple, also
     one a helper returns, of memory-space allocations); None when unknown."""
@@ -170,8 +223,8 @@ def _scratch_where(ev: Evaluator, launch) -> Where | None:
     return spec_keyword(ev, spec, "scratch_shapes") if spec is not None else None
 
 
-__all__ = ["DYNAMIC_GRID", "SCALAR_PREFETCH", "SCRATCH", "TritonDefect", "first_triton_defect", "traced_first",
-           "triton_lowered"]
+__all__ = ["DYNAMIC_GRID", "SCALAR_PREFETCH", "SCRATCH", "TritonDefect", "first_mosaic_gpu_pipeline_defect",
+           "first_triton_defect", "mosaic_gpu_pipelined", "traced_first", "triton_lowered"]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from .applications import applied_at, kernel_operand_params
 from .evaluate import CallVal, Evaluator, Ext, Order, ParamVal, PartialVal, TupleVal, Value, launch_fact
 from .scopes import CallSite, Scope
 from .shapes import _flat_args as spread_args
-from .shapes import array_shape
+from .shapes import array_shape, traced_by_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .launches import Launch
@@ -446,6 +446,13 @@ def _param_fact(ev: Evaluator, v: ParamVal, fact, depth: int) -> str | None:
         if b is None or b.node is None or b.scope is None or b.default:
             return None
         found.add(fact(b.node, b.scope, b.order, depth + 1))
+    if v.name in positional:  # (``f.trace(*IN)`` of a def a jax.jit decorator makes jitted)
+        at = positional.index(v.name)
+        for cs in traced_by_name(ev, v.scope):
+            args = spread_args(ev, cs)
+            if args is None or at >= len(args):
+                return None
+            found.add(fact(*args[at], depth + 1))
     return found.pop() if len(found) == 1 and None not in found else None
 
 

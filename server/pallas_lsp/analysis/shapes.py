@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from .applications import applied_at, kernel_operand_params, scratch_count
-from .evaluate import CallVal, Const, Evaluator, FuncVal, Order, TupleVal, Value
+from .evaluate import CallVal, Const, Decorated, Evaluator, FuncVal, Order, PartialVal, TupleVal, Value
 from .scopes import CallSite, Scope
 
 Shape = tuple[int, ...]
@@ -179,7 +179,46 @@ def param_shape(ev: Evaluator, fn: Scope, name: str, depth: int = 0) -> Shape | 
         if shape is None:
             return None
         shapes.add(shape)
+    if name in positional:
+        at = positional.index(name)
+        for cs in traced_by_name(ev, fn):
+            args = _flat_args(ev, cs)
+            shape = array_shape(ev, *args[at], depth + 1) if args is not None and at < len(args) else None
+            if shape is None:
+                return None
+            shapes.add(shape)
     return shapes.pop() if len(shapes) == 1 else None
+
+
+def traced_by_name(ev: Evaluator, fn: Scope) -> list[CallSite]:
+    """``f.trace(*IN)`` / ``f.lower(*IN)`` of a def ``f`` that a ``jax.jit`` decorator makes a
+    jitted function: its arguments are ``f``'s (shapes given as ``jax.ShapeDtypeStruct``)."""
+    decorated = ev.def_value(fn)
+    if not isinstance(decorated, Decorated):
+        return []
+    out = []
+    for method in ("trace", "lower"):
+        for cs in ev.calls_named(method):
+            func = cs.node.func
+            if not (isinstance(func, ast.Attribute) and func.attr == method and isinstance(func.value, ast.Name)
+                    and func.value.id == fn.name):
+                continue
+            v = ev.value(func.value, cs.scope, ev.order_of(cs))
+            if isinstance(v, Decorated) and ev.function_of(v) is fn and _jitted(ev, v):
+                out.append(cs)
+    return out
+
+
+def _jitted(ev: Evaluator, v: Value) -> bool:
+    """Whether a decorated def's outermost decorators include ``jax.jit`` (plain or partial)."""
+    while isinstance(v, Decorated):
+        d = v.decorator
+        if ev.ext_name(d) == "jax.jit" or (isinstance(d, CallVal) and ev.called_api(d) == "jax.jit"):
+            return True
+        if isinstance(d, PartialVal) and ev.ext_name(d.func) == "jax.jit":
+            return True
+        v = v.inner
+    return False
 
 
 def _jit_applications(ev: Evaluator, site: CallSite) -> list[CallSite]:

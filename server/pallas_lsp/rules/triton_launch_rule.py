@@ -1,7 +1,8 @@
 """The shared part of the Triton grid-mapping rules (PAL661, PAL662, PAL663): each asks for the
 first check of the Triton lowering the launch fails (``analysis/gpu_launch.py``) and reports it
 when it is its own kind, so a launch with several defects is reported once, for the one JAX
-raises."""
+raises. Where a release compiles a GPU pallas_call with Mosaic GPU instead (jax 0.9-0.10), the
+same defects are refused by Mosaic GPU's own checks, in its order and wording (``mosaic_error``)."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +11,8 @@ from ..analysis import api
 from ..analysis.contexts import Mode
 from ..analysis.evaluate import CallVal, Const, Decorated, PartialVal, TupleVal
 from ..analysis.findings import Related
-from ..analysis.gpu_launch import TritonDefect, first_triton_defect, triton_lowered
+from ..analysis.gpu_launch import (TritonDefect, first_mosaic_gpu_pipeline_defect, first_triton_defect,
+                                   mosaic_gpu_pipelined, triton_lowered)
 from ..analysis.rule_api import Hit, Report
 from .base import PythonRule
 from .dynamic_grid_gpu_interpret import UNKNOWN, Staticness, StaticEvaluator, grid_entries
@@ -104,10 +106,28 @@ class TritonLaunchRule(PythonRule):
     launch_apis = frozenset({api.PALLAS_CALL})
     # Triton's context, and the contexts a CUDA lowering of a plain pallas_call is given
     # (TPU memory spaces in its specs make the analysis call it TPU; JAX lowers by platform).
-    modes = frozenset({Mode.TRITON, Mode.TPU, Mode.COMPILED})
+    # (and Mosaic GPU's, where a release compiles a plain GPU pallas_call with it)
+    modes = frozenset({Mode.TRITON, Mode.TPU, Mode.COMPILED, Mode.MOSAIC_GPU})
+    # What Mosaic GPU's pipeline raises for the same defect in jax 0.9-0.10 (a wording of the
+    # record, run under 0.10.2); None: its check is not this kind's message, and the rule stays quiet.
+    mosaic_error: str | None = None
 
     def applies(self, hit: Hit) -> bool:
-        return super().applies(hit) and triton_lowered(hit.ev, hit.launch, hit.context, hit.release)
+        if not super().applies(hit):
+            return False
+        if self.mosaic_error is not None and self._by_mosaic_gpu(hit):
+            return True
+        return triton_lowered(hit.ev, hit.launch, hit.context, hit.release)
+
+    @staticmethod
+    def _by_mosaic_gpu(hit: Hit) -> bool:
+        return mosaic_gpu_pipelined(hit.ev, hit.launch, hit.context, hit.release)
+
+    def backend_words(self, hit: Hit) -> str:
+        """How the headline names the backend that refuses it."""
+        if self._by_mosaic_gpu(hit):
+            return f"Mosaic GPU (which compiles a GPU pallas_call in jax {hit.release.version})"
+        return "the Triton backend"
 
     def error(self, defect: TritonDefect) -> str:
         raise NotImplementedError
@@ -116,7 +136,10 @@ class TritonLaunchRule(PythonRule):
         raise NotImplementedError
 
     def defect(self, hit: Hit) -> TritonDefect | None:
-        found = first_triton_defect(hit.ev, hit.launch, dynamic_grid_entry)
+        if self._by_mosaic_gpu(hit):
+            found, _ = first_mosaic_gpu_pipeline_defect(hit.ev, hit.launch, dynamic_grid_entry)
+        else:
+            found = first_triton_defect(hit.ev, hit.launch, dynamic_grid_entry)
         return found if found is not None and found.kind == self.defect_kind else None
 
     def check(self, hit: Hit) -> Report | None:
@@ -125,9 +148,12 @@ class TritonLaunchRule(PythonRule):
             return None
         node, scope, _ = found.where
         span = hit.span_of(node, scope)
+        mosaic = self._by_mosaic_gpu(hit)
+        backend = "Mosaic GPU" if mosaic else "Triton"
         related = [Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope),
-                           f"the pl.pallas_call, compiled by Triton ({hit.context.decided_by})")]
-        return Report(self.error(found), self.headline(hit, found), span=span, key=id(node),
+                           f"the pl.pallas_call, compiled by {backend} ({hit.context.decided_by})")]
+        error = f"NotImplementedError: {self.mosaic_error}" if mosaic else self.error(found)
+        return Report(error, self.headline(hit, found), span=span, key=id(node),
                       related=tuple(r for r in related if r.span.line != span.line), fixable=self.fixable)
 
     fixable = False

@@ -9,10 +9,11 @@ from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.evaluate import ParamVal
 from ...analysis.findings import Related
-from ...analysis.gpu_launch import (WARPGROUP_SIZE, barriers_order_tensor_core, first_unaligned_block_copy,
-                                    mosaic_gpu_pipelines_pallas_call, scratch_buffer)
+from ...analysis.gpu_launch import (WARPGROUP_SIZE, barriers_order_tensor_core, first_mosaic_gpu_pipeline_defect,
+                                    first_unaligned_block_copy, mosaic_gpu_pipelines_pallas_call, scratch_buffer)
 from ...analysis.rule_api import Hit, Report
 from ...rules.base import PythonRule
+from ...rules.triton_launch_rule import dynamic_grid_entry
 
 
 class MgpuCopyBytesNotWarpgroupMultiple(PythonRule):
@@ -103,13 +104,16 @@ class MgpuPallasCallBlockCopyBytes(PythonRule):
                 and mosaic_gpu_pipelines_pallas_call(hit.release))
 
     def check(self, hit: Hit) -> Report | None:
+        earlier, known = first_mosaic_gpu_pipeline_defect(hit.ev, hit.launch, dynamic_grid_entry)
+        if earlier is not None or not known:
+            return None  # (a dynamic grid, scalar prefetch or foreign scratch fails first: PAL663, PAL662)
         found = first_unaligned_block_copy(hit.ev, hit.launch)
         if found is None:
             return None
         block = found.block
         node, scope, _ = block.where
         shape = "(" + ", ".join(map(str, found.shape)) + ("," if len(found.shape) == 1 else "") + ")"
-        how = f"has the block {shape}" if block.has_block_shape else f"is copied whole, {shape}"
+        how = f"has the block {block.block_words()}" if block.has_block_shape else f"is copied whole, {shape}"
         error = ("NotImplementedError: Only copies transferring a number of bytes divisible by the warpgroup size "
                  f"are supported. Got bytes={found.bytes} but warpgroup size is {WARPGROUP_SIZE}")
         headline = (f"`{block.origin}` {how} {block.dtype}, {found.bytes} bytes, not a multiple of {WARPGROUP_SIZE}: "

@@ -5,10 +5,11 @@ from __future__ import annotations
 from ...analysis import api
 from ...analysis.contexts import Mode
 from ...analysis.gpu_launch import (WARPGROUP_SIZE, block_copies_aligned, first_lane_load_defect,
-                                    mosaic_gpu_pipelines_pallas_call)
+                                    first_mosaic_gpu_pipeline_defect, mosaic_gpu_pipelines_pallas_call)
 from ...analysis.rule_api import Hit, Report
 from ...analysis.shapes import kernel_ref_shapes
 from ...rules.base import PythonRule
+from ...rules.triton_launch_rule import dynamic_grid_entry
 
 
 class MgpuLaneLoadNotWarpgroupMultiple(PythonRule):
@@ -45,8 +46,10 @@ class MgpuLaneLoadNotWarpgroupMultiple(PythonRule):
 
     def check(self, hit: Hit) -> Report | None:
         ev, launch = hit.ev, hit.launch
-        if launch.api.name == api.PALLAS_CALL and not block_copies_aligned(ev, launch):
-            return None  # (the pipeline copies the input blocks before the body is lowered: PAL312)
+        if launch.api.name == api.PALLAS_CALL:
+            earlier, known = first_mosaic_gpu_pipeline_defect(ev, launch, dynamic_grid_entry)
+            if earlier is not None or not known or not block_copies_aligned(ev, launch):
+                return None  # (its grid-mapping checks, then the pipeline's copies, come first: PAL66x, PAL312)
         found = first_lane_load_defect(ev, launch, kernel_ref_shapes(ev, launch))
         if found is None:
             return None

@@ -16,7 +16,9 @@ class TritonDynamicGridUnsupported(TritonLaunchRule):
     `jax/_src/pallas/triton/pallas_call_registration.py`) refuses it first of all its checks.
     Shapes (`x.shape[0] // 128`), `len(...)` and Python ints are static. Make the value static
     (`static_argnames` of the `jax.jit` that traces it, then call with a Python int), or give the
-    grid from shapes and mask the tail.
+    grid from shapes and mask the tail. In jax 0.9-0.10 a GPU pallas_call without Triton params is
+    compiled by Mosaic GPU, which refuses it first too ("dynamic grid bounds not supported in the
+    Mosaic GPU backend").
     """
 
     code = "PAL663"
@@ -25,6 +27,8 @@ class TritonDynamicGridUnsupported(TritonLaunchRule):
     summary = "a pl.pallas_call grid entry that is a traced value, compiled by Triton"
     label = "grid"
     defect_kind = DYNAMIC_GRID
+    mosaic_error = "dynamic grid bounds not supported in the Mosaic GPU backend"
+    verified_on = ("0.12.0.1", "0.10.2")  # (the Mosaic GPU examples run under jax 0.10.2)
     fixable = True
 
     def error(self, defect: TritonDefect) -> str:
@@ -32,8 +36,8 @@ class TritonDynamicGridUnsupported(TritonLaunchRule):
 
     def headline(self, hit: Hit, defect: TritonDefect) -> str:
         node, scope, _ = defect.where
-        return (f"Grid entry `{hit.code_of(node, scope)}` is a traced value ({defect.detail}), and the Triton "
-                f"backend needs static grid bounds")
+        return (f"Grid entry `{hit.code_of(node, scope)}` is a traced value ({defect.detail}), and "
+                f"{self.backend_words(hit)} needs static grid bounds")
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         if self.defect(hit) is None:

@@ -15,7 +15,9 @@ class TritonScalarPrefetchUnsupported(TritonLaunchRule):
     `jax/_src/pallas/triton/pallas_call_registration.py`) refuses them before it lowers the kernel
     (only a dynamic grid is refused earlier). Pass the indices as an ordinary operand with a
     whole-array BlockSpec and index it in the kernel (`ids_ref[pl.program_id(0)]`); the index maps
-    can no longer read it, so the kernel selects its rows itself.
+    can no longer read it, so the kernel selects its rows itself. In jax 0.9-0.10 a GPU
+    pallas_call without Triton params is compiled by Mosaic GPU, which refuses them as well ("Scalar
+    prefetch not supported in Mosaic GPU lowering.").
     """
 
     code = "PAL662"
@@ -24,10 +26,12 @@ class TritonScalarPrefetchUnsupported(TritonLaunchRule):
     summary = "PrefetchScalarGridSpec(num_scalar_prefetch > 0) on a pl.pallas_call compiled by Triton"
     label = "num_scalar_prefetch"
     defect_kind = SCALAR_PREFETCH
+    mosaic_error = "Scalar prefetch not supported in Mosaic GPU lowering."
+    verified_on = ("0.12.0.1", "0.10.2")  # (the Mosaic GPU examples run under jax 0.10.2)
 
     def error(self, defect: TritonDefect) -> str:
         return "NotImplementedError: scalar prefetch not implemented in the Triton backend"
 
     def headline(self, hit: Hit, defect: TritonDefect) -> str:
-        return (f"`num_scalar_prefetch` gives the grid {defect.detail}, which the Triton backend does not "
+        return (f"`num_scalar_prefetch` gives the grid {defect.detail}, which {self.backend_words(hit)} does not "
                 f"implement: pass them as an ordinary operand and index it in the kernel")
