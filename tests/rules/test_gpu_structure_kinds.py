@@ -561,6 +561,6 @@ def test_jax_0_10_mosaic_gpu_checks_a_pallas_call_in_its_own_order():
     assert mosaic_order_findings(ORDERED) == ["PAL663"]
     static = ORDERED.replace("grid=(steps,)", "grid=(4,)")
     assert mosaic_order_findings(static) == []
-    no_scratch = static.replace(",\n                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)])(x)", ")(x)") \
-        .replace("o_ref, acc_ref):", "o_ref):")
+    scratch = ",\n                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32)])(x)"
+    no_scratch = static.replace(scratch, ")(x)").replace("o_ref, acc_ref):", "o_ref):")
     assert mosaic_order_findings(no_scratch) == ["PAL312"]
