@@ -22,7 +22,7 @@ RELEASES = ROOT / "tests" / "data" / "releases"
 SHARED = ROOT.parent / "shared"
 # Issue 43: the last 0.11 and 0.10.2 over every corpus (the pin's own run is its labels).
 REQUIRED = {
-    "0.11.2": ("corpus", "corpus-wave2"),  # prims and structure: not run yet (docs/releases.md)
+    "0.11.2": ("corpus", "corpus-wave2", "corpus-prims", "corpus-structure"),
     "0.10.2": ("corpus", "corpus-wave2", "corpus-prims", "corpus-structure"),
 }
 HEADER_FIELDS = {"schema", "release", "jax", "jaxlib", "python", "platform", "corpus",

@@ -154,6 +154,18 @@ def release_python(release: str) -> str | None:
     return str(python) if os.access(python, os.X_OK) else None
 
 
+def release_python_or_skip(release: str) -> str:
+    """``.oracle-env-X``'s interpreter; a test that needs it skips without it, or fails where
+    scripts/test built every release's environment (PALLAS_REQUIRE_RELEASE_ENVS=1)."""
+    python = release_python(release)
+    if python is None:
+        why = f".oracle-env-{release} is missing: run `scripts/oracle-env --jax {release}`"
+        if os.environ.get("PALLAS_REQUIRE_RELEASE_ENVS") == "1":
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    return python
+
+
 class Oracle:
     """Runs programs on a small thread pool; each distinct program runs once a session. A
     program for another release runs in that release's environment."""

@@ -15,7 +15,7 @@ import pytest
 
 from pallas_lsp.lowering import PINNED_RELEASE, shipped_releases
 
-from .conftest import ROOT, release_python
+from .conftest import ROOT, release_python_or_skip
 
 pytestmark = pytest.mark.oracle
 
@@ -24,22 +24,12 @@ GENERATOR = ROOT / "scripts" / "gen_lowering_tables.py"
 OLDER = [r for r in shipped_releases() if r != PINNED_RELEASE]
 
 
-def _python_for(release: str) -> str:
-    python = release_python(release)
-    if python is None:
-        why = f".oracle-env-{release} is missing: run `scripts/oracle-env --jax {release}`"
-        if os.environ.get("PALLAS_REQUIRE_RELEASE_ENVS") == "1":
-            pytest.fail(why, pytrace=False)
-        pytest.skip(why)
-    return python
-
-
 @pytest.mark.parametrize("release", OLDER)
 def test_regenerating_a_release_gives_its_shipped_tables(release: str, tmp_path: Path) -> None:
     shipped = RELEASES_DIR / f"jax-{release}"
     out = tmp_path / f"jax-{release}"
     shutil.copytree(shipped, out)  # (the generator keeps the date when nothing else changed)
-    proc = subprocess.run([_python_for(release), str(GENERATOR), "--out", str(out)], capture_output=True,
+    proc = subprocess.run([release_python_or_skip(release), str(GENERATOR), "--out", str(out)], capture_output=True,
                           text=True, timeout=600, env=dict(os.environ, JAX_PLATFORMS="cpu"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = sorted(p.name for p in shipped.iterdir())
