@@ -49,9 +49,10 @@ _MISSING_IMPORT = re.compile(
     r"^cannot import name '(?P<name>\w+)' from '(?P<module>jax[\w.]*)'"
     r"|^No module named '(?P<modname>jax[\w.]*)'"
 )
-# A public function called with arguments the release's signature does not take (jax's own
-# private helpers, `_name()`, are internal errors instead).
-_SIGNATURE = re.compile(r"^[A-Za-z]\w*\(\) (got an unexpected keyword argument|missing \d+ required"
+# A public function or class called with arguments the release's signature does not take
+# (`kernel()`, `AbstractDevice.__init__()`; jax's own private helpers, `_name()`, are internal
+# errors instead).
+_SIGNATURE = re.compile(r"^[A-Za-z]\w*(?:\.__init__)?\(\) (got an unexpected keyword argument|missing \d+ required"
                         r"|takes \d+ positional)")
 
 
@@ -206,12 +207,13 @@ def judge(expected: dict[str, Any], observed: dict[str, Any],
         category = str(got_outcome)
     elif got_outcome == "clean":
         category = "clean-now"
-    elif expected.get("outcome") == "clean":
-        category = "raises-now"
     elif observed.get("error_class") == "TypeError" and _SIGNATURE.match(observed.get("message") or ""):
+        # (before raises-now: a clean case stopped by a signature never reached its construct either)
         category = "api-signature"
         reasons.insert(0, "a jax call's signature differs in the release: the case stops "
                           "before its construct")
+    elif expected.get("outcome") == "clean":
+        category = "raises-now"
     else:
         category = "other-error"
     return False, category, reasons, absent
