@@ -507,6 +507,12 @@ def trace_special(table: Table) -> None:
     add("jax.numpy.linspace", {}, lambda: jnp.linspace(0.0, 1.0, 8))
     add("jax.numpy.full", {"fill_value": "array"}, lambda x: jnp.full((8, 8), x[0, 0]), f2)
     add("jax.lax.full_like", {}, lambda x: lax.full_like(x, 2.0), f2)
+    # jnp.full_like's generic trace fills with a whole array like `a` (a copy: device_put in jax
+    # 0.8-0.9, nothing later); kernels fill with a scalar, which broadcasts.
+    table.traces.pop("jax.numpy.full_like", None)
+    add("jax.numpy.full_like", {"fill_value": "float"}, lambda x: jnp.full_like(x, 2.0), f2)
+    add("jax.numpy.full_like", {"fill_value": "int"}, lambda x: jnp.full_like(x, 2), f2)
+    add("jax.numpy.full_like", {"fill_value": "array"}, lambda x, v: jnp.full_like(x, v), f2, jnp.float32(2))
     add("jax.lax.reshape", {}, lambda x: lax.reshape(x, (64,)), f2)
     add("jax.numpy.reshape", {}, lambda x: jnp.reshape(x, (4, 16)), f2)
     add("jax.numpy.broadcast_to", {}, lambda x: jnp.broadcast_to(x, (2, 8, 8)), f2)

@@ -91,6 +91,9 @@ def observed_text(observed: dict[str, Any]) -> str:
     parts = site.rsplit(":", 2)
     if not message and len(parts) == 3:
         path, line, function = parts
+        # (the runners write the frame relative to site-packages/jax/ or to site-packages/; the
+        # records' raise sites are jax/...)
+        path = path if path.startswith("jax/") else f"jax/{path}"
         text = (f'Traceback (most recent call last):\n  File "/site-packages/{path}", line {line}, '
                 f"in {function}\n{text}")
     return text

@@ -62,3 +62,33 @@ def launch(x, params):
     return pl.pallas_call(lambda x_ref, o_ref: None, out_shape=x, compiler_params=params, interpret=True)(x)
 """
     assert found(text) == []
+
+
+# jax 0.8.3 took {backend: CompilerParams} and checked it when the call was built
+# (_normalize_compiler_params): each shape below was run under 0.8.3, interpret=True, on the CPU.
+def found_under(text: str, release: str):
+    from pallas_lsp.releases import analysis_release
+
+    return [f for f in analyse(HEADER + text, "/tmp/compiler_params.py", release=analysis_release(release)).findings
+            if f.code == "PAL612"]
+
+
+def test_jax_0_8_refuses_a_key_that_names_no_backend():
+    # JAX 0.8.3: ValueError: Unknown backend in compiler_params: triton_gpu
+    (f,) = found_under(DECORATOR.format(params='{"triton_gpu": None}'), "0.8.3")
+    assert "JAX raises ValueError: Unknown backend in compiler_params: triton_gpu" in f.message
+
+
+def test_jax_0_8_refuses_a_plain_dict_under_a_backend_key():
+    # JAX 0.8.3: ValueError: Unexpected compiler_params for backend mosaic_tpu: {'vmem_limit_bytes': 1048576}
+    (f,) = found_under(DECORATOR.format(params='{"mosaic_tpu": {"vmem_limit_bytes": 1 << 20}}'), "0.8.3")
+    assert "JAX raises ValueError: Unexpected compiler_params for backend mosaic_tpu" in f.message
+    # (0.9.2 and later: TypeError: unhashable type: 'dict')
+    (later,) = found_under(DECORATOR.format(params='{"mosaic_tpu": {"vmem_limit_bytes": 1 << 20}}'), "0.9.2")
+    assert "unhashable type: 'dict'" in later.message
+
+
+def test_jax_0_8_takes_a_mapping_to_the_backends_dataclass():
+    # JAX 0.8.3: runs clean
+    text = DECORATOR.format(params='{"mosaic_tpu": pltpu.CompilerParams(vmem_limit_bytes=1 << 20)}')
+    assert found_under(text, "0.8.3") == []

@@ -194,8 +194,8 @@ def traced_by_name(ev: Evaluator, fn: Scope) -> list[CallSite]:
     """``f.trace(*IN)`` / ``f.lower(*IN)`` of a def ``f`` that a ``jax.jit`` decorator makes a
     jitted function: its arguments are ``f``'s (shapes given as ``jax.ShapeDtypeStruct``)."""
     decorated = ev.def_value(fn)
-    if not isinstance(decorated, Decorated):
-        return []
+    if not isinstance(decorated, Decorated) or not _jitted(ev, decorated):
+        return []  # (only a jitted function has .trace / .lower: nothing to scan for the others)
     out = []
     for method in ("trace", "lower"):
         for cs in ev.calls_named(method):
@@ -204,7 +204,7 @@ def traced_by_name(ev: Evaluator, fn: Scope) -> list[CallSite]:
                     and func.value.id == fn.name):
                 continue
             v = ev.value(func.value, cs.scope, ev.order_of(cs))
-            if isinstance(v, Decorated) and ev.function_of(v) is fn and _jitted(ev, v):
+            if isinstance(v, Decorated) and ev.function_of(v) is fn:
                 out.append(cs)
     return out
 

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
+from functools import lru_cache
+from importlib import resources
 
 from ...analysis import api
 from ...analysis.contexts import Mode
@@ -10,6 +13,7 @@ from ...analysis.findings import Fix, Related, TextEdit
 from ...analysis.fixes import value_in_module
 from ...analysis.launch_signature import CompilerParamsDict as DictParams, compiler_params_dict
 from ...analysis.rule_api import Hit, Report
+from ...lowering import PINNED_RELEASE
 from ...rules.base import PythonRule
 
 # The dict key of the old API -> the backend's dataclass module and that dataclass's fields in
@@ -24,6 +28,18 @@ _DATACLASSES = {
         "fuse_transposed_lhs_in_matmul", "opt_level"})),
     "triton": (api.PLTRITON, frozenset({"num_warps", "num_stages"})),
 }
+
+
+# jax 0.8.3 took compiler_params as {backend: CompilerParams} (_normalize_compiler_params in
+# jax/_src/pallas/pallas_call.py): the releases of the record's "Unknown backend" wording.
+_MAPPING_BACKENDS = ("mosaic_tpu", "mosaic_gpu", "triton")
+
+
+@lru_cache(maxsize=1)
+def _mapping_releases_of_record() -> frozenset[str]:
+    record = json.loads((resources.files(__package__) / "record.json").read_text("utf-8"))["record"]
+    return frozenset(r for w in record.get("wordings", ()) if w["message"].startswith("Unknown backend")
+                     for r in w["releases"])
 
 
 class CompilerParamsDict(PythonRule):
@@ -56,6 +72,8 @@ class CompilerParamsDict(PythonRule):
         related = [Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope), "the `pallas_call`")]
         if params.written is not params.node:
             related.insert(0, Related(hit.span_of(params.written, params.written_scope), "the dict, built here"))
+        if (hit.release.version or PINNED_RELEASE) in _mapping_releases_of_record():
+            return self._mapping_check(hit, params, tuple(related))
         backend = _backend(params)
         instead = ("the backend's `CompilerParams` dataclass" if backend is None
                    else f"`{_short(backend[0])}.CompilerParams(...)`")
@@ -63,6 +81,27 @@ class CompilerParamsDict(PythonRule):
                       f"`compiler_params=` is a dict: lowering hashes it and fails; pass {instead}",
                       span=hit.span_of(params.node, params.scope), key=("compiler-params-dict",),
                       related=tuple(related))
+
+    def _mapping_check(self, hit: Hit, params: DictParams, related: tuple[Related, ...]) -> Report | None:
+        """jax 0.8.3 takes a mapping from backend name to that backend's CompilerParams and checks
+        it when the call is built, entry by entry: an unknown key, then a value that is not a
+        CompilerParams (a plain dict), raise ValueError; a mapping it accepts is quiet."""
+        if params.entries is None:
+            return None
+        for key, inner in params.entries.items():
+            if key not in _MAPPING_BACKENDS:
+                error = f"ValueError: Unknown backend in compiler_params: {key}"
+                headline = (f"`compiler_params=` names the backend `{key}`: jax {hit.release.version} takes "
+                            f"{', '.join(repr(b) for b in _MAPPING_BACKENDS)} keys, each with its CompilerParams")
+            elif inner is not None:
+                error = f"ValueError: Unexpected compiler_params for backend {key}: {{...}}"
+                headline = (f"`compiler_params=` gives `{key}` a plain dict: jax {hit.release.version} takes its "
+                            f"CompilerParams dataclass there")
+            else:
+                return None  # (a value that is not a plain dict: not read here)
+            return Report(error, headline, span=hit.span_of(params.node, params.scope),
+                          key=("compiler-params-dict",), related=related)
+        return None
 
     def fixes(self, hit: Hit, report: Report) -> list[Fix]:
         params = compiler_params_dict(hit.ev, hit.launch)
