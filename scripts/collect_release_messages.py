@@ -64,6 +64,12 @@ print(mark + json.dumps(res), flush=True)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
+def _portable(text: str) -> str:
+    """A message as any checkout prints it: addresses and this checkout's path left out (JAX names
+    the example's file in its messages)."""
+    return _ADDRESS.sub("0x...", text.replace(str(REPO), "<repo>"))
+
+
 def run_one(python: str, path: Path, timeout: float) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1", TF_CPP_MIN_LOG_LEVEL="1")
@@ -77,8 +83,9 @@ def run_one(python: str, path: Path, timeout: float) -> dict:
     for line in proc.stdout.splitlines():
         if line.startswith(MARK):
             res = json.loads(line[len(MARK):])
-            if res["message"]:
-                res["message"] = _ADDRESS.sub("0x...", res["message"])
+            for key in ("message", "callback_error"):
+                if res.get(key):
+                    res[key] = _portable(res[key])
             return res
     return {"outcome": "crashed", "error_class": None, "message": (proc.stderr.strip().splitlines() or [""])[-1],
             "raise_site": None, "callback_error": None}
@@ -98,6 +105,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per example")
     parser.add_argument("-j", "--jobs", type=int, default=2, choices=(1, 2))
     parser.add_argument("--code", action="append", help="only these rules' examples (a partial rerun)")
+    parser.add_argument("--out", type=Path, help="folder to write jax-X.json to (default: tests/data/releases/messages)")
     opts = parser.parse_args()
     # (absolute, not resolved: each example runs in a directory of its own, and a venv's python
     # is a link that must stay the venv's)
@@ -108,13 +116,15 @@ def main() -> int:
     if jax_version != opts.jax:
         raise SystemExit(f"{python} has jax {jax_version}, not {opts.jax}")
     # (beside the corpora's label folders, not in them: those hold one file per shared corpus)
-    out = REPO / "tests" / "data" / "releases" / "messages" / f"jax-{opts.jax}.json"
+    out = (opts.out or REPO / "tests" / "data" / "releases" / "messages") / f"jax-{opts.jax}.json"
     # A partial rerun keeps the other rules' runs and replaces these rules' own (examples renamed
     # or removed since go with them).
     kept = json.loads(out.read_text())["cases"] if out.is_file() and opts.code else {}
     cases = {key: run for key, run in kept.items() if run["code"] not in (opts.code or ())}
+    # (an example kept for one release, `# jax: X`, is that release's: not run under the others)
     todo = [(rule, example) for rule in sorted(default_rule_set(), key=lambda r: r.code)
-            if not opts.code or rule.code in opts.code for example in examples_for(rule.code).invalid]
+            if not opts.code or rule.code in opts.code for example in examples_for(rule.code).invalid
+            if example.jax in (None, opts.jax)]
     with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
         runs = {pool.submit(run_one, python, Path(example.path), opts.timeout): (rule, example)
                 for rule, example in todo}
@@ -131,7 +141,7 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"header": header, "cases": dict(sorted(cases.items()))}, indent=1, sort_keys=True)
                    + "\n")
-    print(f"jax {opts.jax}: {summary} -> {out.relative_to(REPO)}")
+    print(f"jax {opts.jax}: {summary} -> {out}")
     return 0
 
 

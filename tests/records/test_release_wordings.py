@@ -22,6 +22,7 @@ import pytest
 from pallas_lsp.explain import explain_text
 from pallas_lsp.lowering import PINNED_RELEASE
 from pallas_lsp.records import builtin_records, default_store
+from pallas_lsp.releases import analysis_release
 from pallas_lsp.rules import analyse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,7 +172,7 @@ def test_what_a_release_printed_for_another_kind_is_explained(release, corpus, c
 MESSAGES = RELEASE_LABELS / "messages"
 # The release stops the program before its construct: a public name or a signature it lacks.
 _STOPPED_EARLY = re.compile(r"^(?:module '[\w.]+' has no attribute '\w+'|cannot import name '\w+'"
-                            r"|[A-Za-z]\w*\(\) (?:got an unexpected keyword argument|missing \d+ required"
+                            r"|[A-Za-z]\w*(?:\.__init__)?\(\) (?:got an unexpected keyword argument|missing \d+ required"
                             r"|takes \d+ positional))")
 # Examples a release runs into another error than the pinned release's, judged one by one from
 # the message it printed: (release, example) -> (how that message starts, why it is not a wording
@@ -188,6 +189,17 @@ OTHER_ERROR_UNDER_RELEASE: dict[tuple[str, str], tuple[str, str]] = {
     ("0.11.2", "pallas_call_closes_over_ref_memory_space/examples/PAL513/invalid_01_vmem_accumulator_tpu_params.py"):
         ("Unsupported memory space: vmem", "0.11.2 has no closed-over-Ref check either; its TPU interpreter "
                                            "fails later, in _remove_memory_space_abstract_eval (no record yet)"),
+    ("0.9.2", "pallas_call_closes_over_ref_memory_space/examples/PAL513/invalid_01_vmem_accumulator_tpu_params.py"):
+        ("get_p: Buffers with a memory space of HBM or ANY", "0.9.2 has no closed-over-Ref check (the record: "
+                                                             "0.12.0.1 only); its TPU interpreter refuses the HBM "
+                                                             "read, as 0.10.2's does"),
+    ("0.8.3", "pallas_call_closes_over_ref_memory_space/examples/PAL513/invalid_01_vmem_accumulator_tpu_params.py"):
+        ("get_p: Buffers with a memory space of HBM or ANY", "0.8.3 likewise"),
+    ("0.9.2", "triton_lower_cuda_no_gpu/examples/PAL403/invalid_01_export_triton_params_for_cuda.py"):
+        ("Cannot serialize code with custom calls", "0.9.2's export refuses the Triton custom call first, as "
+                                                    "0.10.2's does"),
+    ("0.8.3", "triton_lower_cuda_no_gpu/examples/PAL403/invalid_01_export_triton_params_for_cuda.py"):
+        ("Cannot serialize code with custom calls", "0.8.3 likewise"),
     ("0.10.2", "tpu_lower_unimplemented_primitive/examples/PAL401/invalid_03_argsort_mosaic_gpu_exported_cuda.py"):
         ("Failed to infer the output layout of the iota", "0.10.2's Lane lowering fails on the iota first"),
     ("0.10.2", "triton_block_power_of_two/examples/PAL660/invalid_01_squeezed_row_96_lanes.py"):
@@ -231,9 +243,13 @@ def example_runs():
 
 
 def example_records(key: str, code: str) -> set[str]:
-    """The records of the rule's findings on the example, as the pinned release is checked."""
+    """The records of the rule's findings on the example, as its release is checked (its
+    `# jax:` header's, else the pinned one)."""
     path = KINDS / key
-    return {f.record for f in analyse(path.read_text(), str(path)).findings if f.code == code}
+    text = path.read_text()
+    header = re.search(r"^# jax: (\S+)$", text, re.MULTILINE)
+    options = {"release": analysis_release(header.group(1))} if header else {}
+    return {f.record for f in analyse(text, str(path), **options).findings if f.code == code}
 
 
 def test_the_examples_ran_under_each_release_are_the_current_ones():
@@ -264,3 +280,22 @@ def test_what_a_release_printed_for_an_example_is_explained_by_its_kind(release,
     else:  # (another error than the pinned release's: it is the example's kind, or judged above)
         wanted = example_records(key, run["code"])
         assert wanted & got, (release, key, pasted(run), sorted(wanted), sorted(got))
+
+
+def test_each_records_wordings_name_every_release_that_printed_it():
+    """The releases in the records' wordings come from running (scripts/release_wordings.py reads
+    the collected example runs): a record would change only when a new run shows another release
+    printing it. A record with no wordings has none that any release printed as its examples ran
+    (an example of its own is needed first, or its message is one JAX does not print as written)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("release_wordings", REPO / "scripts" / "release_wordings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    printed = module.printed_by()
+    stale = []
+    for record in module.records().values():
+        if module.updated_record(record, printed.get(record["slug"], {}), module.patterns_besides(record["slug"])) \
+                != record:
+            stale.append(record["slug"])
+    assert not stale, f"run scripts/release_wordings.py: {stale}"
