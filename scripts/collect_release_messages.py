@@ -105,7 +105,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per example")
     parser.add_argument("-j", "--jobs", type=int, default=2, choices=(1, 2))
     parser.add_argument("--code", action="append", help="only these rules' examples (a partial rerun)")
-    parser.add_argument("--out", type=Path, help="folder to write jax-X.json to (default: tests/data/releases/messages)")
+    parser.add_argument("--out", type=Path,
+                        help="folder to write jax-X.json to (default: tests/data/releases/messages)")
     opts = parser.parse_args()
     # (absolute, not resolved: each example runs in a directory of its own, and a venv's python
     # is a link that must stay the venv's)

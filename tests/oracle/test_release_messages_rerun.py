@@ -36,6 +36,7 @@ def test_running_the_examples_under_a_release_gives_its_committed_messages(relea
     assert proc.returncode == 0, proc.stderr[-3000:]
     got, kept = _runs(tmp_path / f"jax-{release}.json"), _runs(MESSAGES / f"jax-{release}.json")
     changed = sorted(key for key in set(got) | set(kept) if got.get(key) != kept.get(key))
-    assert not changed, (f"jax {release} now prints otherwise for {len(changed)} example(s) ({', '.join(changed[:4])}): "
+    assert not changed, (f"jax {release} now prints otherwise for {len(changed)} example(s) "
+                         f"({', '.join(changed[:4])}): "
                          f"rerun `scripts/collect_release_messages.py --jax {release}`, then "
                          f"`scripts/release_wordings.py`, and commit")

@@ -172,8 +172,8 @@ def test_what_a_release_printed_for_another_kind_is_explained(release, corpus, c
 MESSAGES = RELEASE_LABELS / "messages"
 # The release stops the program before its construct: a public name or a signature it lacks.
 _STOPPED_EARLY = re.compile(r"^(?:module '[\w.]+' has no attribute '\w+'|cannot import name '\w+'"
-                            r"|[A-Za-z]\w*(?:\.__init__)?\(\) (?:got an unexpected keyword argument|missing \d+ required"
-                            r"|takes \d+ positional))")
+                            r"|[A-Za-z]\w*(?:\.__init__)?\(\) "
+                            r"(?:got an unexpected keyword argument|missing \d+ required|takes \d+ positional))")
 # Examples a release runs into another error than the pinned release's, judged one by one from
 # the message it printed: (release, example) -> (how that message starts, why it is not a wording
 # of the example's kind).
