@@ -89,25 +89,25 @@ def updated_record(record: dict, printed: dict[str, set[str]], others: list[str]
     return record
 
 
+def _all_records() -> dict[Path, dict]:
+    return {path: json.loads(path.read_text())["record"] for path in sorted(KINDS_DIR.glob("*/record.json"))}
+
+
 def records() -> dict[Path, dict]:
     """Each kind folder's record but the seed records, by its file."""
     seeds = seed_slugs()
-    out = {}
-    for path in sorted(KINDS_DIR.glob("*/record.json")):
-        record = json.loads(path.read_text())["record"]
-        if record["slug"] not in seeds:
-            out[path] = record
-    return out
+    return {path: record for path, record in _all_records().items() if record["slug"] not in seeds}
 
 
-def patterns_besides(slug: str) -> list[str]:
-    """Every message pattern of the shipped records but ``slug``'s (their own and their wordings')."""
-    out = []
-    for path in sorted(KINDS_DIR.glob("*/record.json")):
-        record = json.loads(path.read_text())["record"]
-        if record["slug"] != slug:
-            out += [record.get("messagePattern") or "$^"] + [w["pattern"] for w in record.get("wordings", ())]
-    return out
+def patterns_by_slug() -> dict[str, list[str]]:
+    """Each shipped record's message patterns (its own and its wordings'), by slug."""
+    return {record["slug"]: [record.get("messagePattern") or "$^"] + [w["pattern"] for w in record.get("wordings", ())]
+            for record in _all_records().values()}
+
+
+def patterns_besides(slug: str, patterns: dict[str, list[str]]) -> list[str]:
+    """Every message pattern of the shipped records but ``slug``'s."""
+    return [p for other, own in patterns.items() if other != slug for p in own]
 
 
 def main() -> int:
@@ -115,13 +115,14 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a record would change")
     opts = parser.parse_args()
     printed = printed_by()
+    patterns = patterns_by_slug()
     changed = []
     for path, record in records().items():
-        data = json.loads(path.read_text())
-        new = updated_record(record, printed.get(record["slug"], {}), patterns_besides(record["slug"]))
-        if new != data["record"]:
+        new = updated_record(record, printed.get(record["slug"], {}), patterns_besides(record["slug"], patterns))
+        if new != record:
             changed.append(path)
             if not opts.check:
+                data = json.loads(path.read_text())
                 data["record"] = new
                 path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     for path in changed:

@@ -292,10 +292,8 @@ def test_each_records_wordings_name_every_release_that_printed_it():
     spec = importlib.util.spec_from_file_location("release_wordings", REPO / "scripts" / "release_wordings.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    printed = module.printed_by()
-    stale = []
-    for record in module.records().values():
-        if module.updated_record(record, printed.get(record["slug"], {}), module.patterns_besides(record["slug"])) \
-                != record:
-            stale.append(record["slug"])
+    printed, patterns = module.printed_by(), module.patterns_by_slug()
+    stale = [record["slug"] for record in module.records().values()
+             if module.updated_record(record, printed.get(record["slug"], {}),
+                                      module.patterns_besides(record["slug"], patterns)) != record]
     assert not stale, f"run scripts/release_wordings.py: {stale}"

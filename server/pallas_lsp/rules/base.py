@@ -12,6 +12,7 @@ documentation page, and the oracle checks against real JAX.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import ClassVar
 
 from ..analysis.findings import Fix, Related
@@ -28,6 +29,16 @@ class _FolderExamples:
     def __get__(self, obj: object, owner: type) -> tuple[Example, ...]:
         found = examples_for(owner.code)
         return found.valid if self.kind == "valid" else found.invalid
+
+
+@lru_cache(maxsize=None)
+def record_wordings(slug: str) -> dict[str, frozenset[str]]:
+    """A shipped record's wordings: message -> the releases that print it (for a rule whose
+    verdict depends on the release, read from the record rather than written again in code)."""
+    from ..records import builtin_records
+
+    record = next((r for r in builtin_records()[0] if r.slug == slug), None)
+    return {w.message: frozenset(w.releases) for w in record.wordings} if record is not None else {}
 
 
 class PythonRule(Rule):

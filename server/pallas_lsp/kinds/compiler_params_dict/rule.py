@@ -2,10 +2,7 @@
 from __future__ import annotations
 
 import ast
-import json
 import re
-from functools import lru_cache
-from importlib import resources
 
 from ...analysis import api
 from ...analysis.contexts import Mode
@@ -14,7 +11,7 @@ from ...analysis.fixes import value_in_module
 from ...analysis.launch_signature import CompilerParamsDict as DictParams, compiler_params_dict
 from ...analysis.rule_api import Hit, Report
 from ...lowering import PINNED_RELEASE
-from ...rules.base import PythonRule
+from ...rules.base import PythonRule, record_wordings
 
 # The dict key of the old API -> the backend's dataclass module and that dataclass's fields in
 # jax 0.12.0.1 (dataclasses.fields of pltpu.CompilerParams / plt.CompilerParams): a fix is
@@ -31,15 +28,14 @@ _DATACLASSES = {
 
 
 # jax 0.8.3 took compiler_params as {backend: CompilerParams} (_normalize_compiler_params in
-# jax/_src/pallas/pallas_call.py): the releases of the record's "Unknown backend" wording.
+# jax/_src/pallas/pallas_call.py), keyed by these backends.
 _MAPPING_BACKENDS = ("mosaic_tpu", "mosaic_gpu", "triton")
 
 
-@lru_cache(maxsize=1)
-def _mapping_releases_of_record() -> frozenset[str]:
-    record = json.loads((resources.files(__package__) / "record.json").read_text("utf-8"))["record"]
-    return frozenset(r for w in record.get("wordings", ()) if w["message"].startswith("Unknown backend")
-                     for r in w["releases"])
+def _mapping_releases(slug: str) -> frozenset[str]:
+    """The releases that take the mapping: those of the record's "Unknown backend" wording."""
+    return frozenset(r for message, releases in record_wordings(slug).items()
+                     if message.startswith("Unknown backend") for r in releases)
 
 
 class CompilerParamsDict(PythonRule):
@@ -72,7 +68,7 @@ class CompilerParamsDict(PythonRule):
         related = [Related(hit.span_of(hit.launch.site.node, hit.launch.site.scope), "the `pallas_call`")]
         if params.written is not params.node:
             related.insert(0, Related(hit.span_of(params.written, params.written_scope), "the dict, built here"))
-        if (hit.release.version or PINNED_RELEASE) in _mapping_releases_of_record():
+        if (hit.release.version or PINNED_RELEASE) in _mapping_releases(self.record):
             return self._mapping_check(hit, params, tuple(related))
         backend = _backend(params)
         instead = ("the backend's `CompilerParams` dataclass" if backend is None

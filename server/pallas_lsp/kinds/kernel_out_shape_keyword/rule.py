@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import ast
-import json
-from functools import lru_cache
-from importlib import resources
 
 from ...analysis import api
 from ...analysis.contexts import Mode
@@ -13,7 +10,7 @@ from ...analysis.module import Span
 from ...analysis.rule_api import Hit, Report
 from ...analysis.scopes import Scope
 from ...lowering import PINNED_RELEASE
-from ...rules.base import PythonRule
+from ...rules.base import PythonRule, record_wordings
 
 # What each API raises for out_shape=. Which releases raise it is the record's wordings (each run
 # under that release): plgpu.kernel took out_shape= as a deprecated alias of out_type= until
@@ -53,7 +50,7 @@ class KernelOutShapeKeyword(PythonRule):
             return None
         message = MESSAGE_OF[hit.launch.api.name]
         release = hit.release.version or PINNED_RELEASE
-        if release not in _raising_releases().get(message, ()):
+        if release not in record_wordings(self.record).get(message, ()):
             return None  # (this release's API still takes out_shape=)
         node, scope = keyword
         short = hit.launch.api.short
@@ -70,13 +67,6 @@ class KernelOutShapeKeyword(PythonRule):
         # (safe: the same outputs, under the name the release reads them by)
         return [Fix("Rename `out_shape=` to `out_type=`", (TextEdit(name, "out_type"),), preferred=True,
                     safe=True)]
-
-
-@lru_cache(maxsize=1)
-def _raising_releases() -> dict[str, frozenset[str]]:
-    """Message -> the releases that print it, from this kind's record."""
-    record = json.loads((resources.files(__package__) / "record.json").read_text("utf-8"))["record"]
-    return {w["message"]: frozenset(w["releases"]) for w in record.get("wordings", ())}
 
 
 def _out_shape_keyword(hit: Hit) -> tuple[ast.keyword, Scope] | None:
